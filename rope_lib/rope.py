@@ -1,0 +1,145 @@
+"""RoPE on torch tensors, in two forms that agree with the matrix reference.
+
+* the real elementwise form of RoFormer eq. 34, `apply_rope`, for either layout;
+* the complex form with Meta's names and signatures, `precompute_freqs_cis`
+  and `apply_rotary_emb` (RoFormer eq. 12 applied pair by pair).
+
+Angles are always computed in float64 from integer positions and only the
+cos/sin outputs are cast: in bf16, position 257 would round to 256.
+Shapes: B batch, T tokens, H heads, D head dimension (chapter "Introduction").
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .checks import as_positions, check_bthd, check_even_dim, check_layout, check_positive_int
+from .frequencies import DEFAULT_BASE, inv_freq
+
+
+def compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    """The dtype rotations are computed in: float64 for float64 inputs, float32 for the rest."""
+    return torch.float64 if dtype == torch.float64 else torch.float32
+
+
+def rope_angles(positions, dim: int, *, theta: float = DEFAULT_BASE) -> torch.Tensor:
+    """m·θ_i in float64, shape positions.shape + (dim/2,), on the positions' device."""
+    positions = as_positions(positions)
+    freqs = torch.from_numpy(inv_freq(dim, theta)).to(positions.device)  # (D/2,) float64
+    return positions.to(torch.float64)[..., None] * freqs  # (..., D/2)
+
+
+def rope_cos_sin(positions, dim: int, *, theta: float = DEFAULT_BASE, dtype: torch.dtype = torch.float32):
+    """cos(m·θ_i) and sin(m·θ_i), each shape positions.shape + (dim/2,), cast to `dtype` at the end."""
+    a = rope_angles(positions, dim, theta=theta)
+    return a.cos().to(dtype), a.sin().to(dtype)
+
+
+def expand_to_pairs(t: torch.Tensor, layout: str) -> torch.Tensor:
+    """Repeat a per-pair value (..., D/2) to both coordinates of its pair (..., D)."""
+    if check_layout(layout) == "interleaved":
+        return t.repeat_interleave(2, dim=-1)  # [c0, c0, c1, c1, …]
+    return torch.cat([t, t], dim=-1)  # [c0, c1, …, c0, c1, …]
+
+
+def rotate_quarter(x: torch.Tensor, layout: str) -> torch.Tensor:
+    """Each pair (a, b) → (−b, a): a quarter turn, the "rotate(x)" of eq. 34.
+
+    In the half layout this is Hugging Face's `rotate_half`.
+    """
+    if check_layout(layout) == "interleaved":
+        a, b = x[..., 0::2], x[..., 1::2]
+        return torch.stack([-b, a], dim=-1).flatten(-2)
+    a, b = x.chunk(2, dim=-1)
+    return torch.cat([-b, a], dim=-1)
+
+
+def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "interleaved") -> torch.Tensor:
+    """RoFormer eq. 34, x⊗cos + rotate(x)⊗sin, on x (B, T, H, D) with tables (T, D/2) or (B, T, D/2).
+
+    Computed in float32 (float64 for float64 x) and returned in x's dtype.
+    """
+    check_bthd(x, "x")
+    check_layout(layout)
+    batch, seq, _, dim = x.shape
+    want = compute_dtype(x.dtype)
+    for name, table in (("cos", cos), ("sin", sin)):
+        if not isinstance(table, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(table).__name__}")
+        if table.shape not in ((seq, dim // 2), (batch, seq, dim // 2)):
+            raise ValueError(
+                f"{name} must have shape (T, D/2) = ({seq}, {dim // 2}) or (B, T, D/2) = ({batch}, {seq}, {dim // 2}) "
+                f"to match x of shape {tuple(x.shape)}, got {tuple(table.shape)}"
+            )
+        if table.device != x.device:
+            raise ValueError(f"{name} must be on x's device {x.device}, got {table.device}")
+        if table.dtype != want:
+            raise TypeError(f"{name} must have dtype {want} to rotate x of dtype {x.dtype}, got {table.dtype}")
+    c = expand_to_pairs(cos, layout).unsqueeze(-2)  # (T, 1, D) or (B, T, 1, D)
+    s = expand_to_pairs(sin, layout).unsqueeze(-2)
+    xc = x.to(want)
+    return (xc * c + rotate_quarter(xc, layout) * s).to(x.dtype)  # (B, T, H, D)
+
+
+def apply_rope(x: torch.Tensor, positions, *, theta: float = DEFAULT_BASE, layout: str = "interleaved") -> torch.Tensor:
+    """Rotate every head vector of x (B, T, H, D) to its position.
+
+    positions: integers, shape (T,) or (B, T), on x's device (a range or list is accepted too).
+    """
+    check_bthd(x, "x")
+    pos = as_positions(positions, device=x.device)
+    batch, seq = x.shape[:2]
+    if pos.shape not in ((seq,), (batch, seq)):
+        raise ValueError(f"positions must have shape (T,) = ({seq},) or (B, T) = ({batch}, {seq}), got {tuple(pos.shape)}")
+    cos, sin = rope_cos_sin(pos, x.shape[-1], theta=theta, dtype=compute_dtype(x.dtype))
+    return rotate_pairs(x, cos, sin, layout=layout)
+
+
+def precompute_freqs_cis(dim: int, end: int, theta: float = DEFAULT_BASE, *, dtype: torch.dtype = torch.complex64, device=None) -> torch.Tensor:
+    """e^{i·m·θ_j} for m = 0 … end−1, shape (end, dim/2): Meta's table of unit complex numbers.
+
+    Use dtype=torch.complex128 to rotate float64 inputs.
+    """
+    dim = check_even_dim(dim, "dim")
+    end = check_positive_int(end, "end")
+    if dtype not in (torch.complex64, torch.complex128):
+        raise TypeError(f"dtype must be torch.complex64 or torch.complex128, got {dtype}")
+    a = rope_angles(torch.arange(end, device=device), dim, theta=theta)  # (end, D/2) float64
+    return torch.polar(torch.ones_like(a), a).to(dtype)  # (end, D/2)
+
+
+def reshape_for_broadcast(freqs_cis: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """(T, D/2) table → (1, T, 1, D/2) so it multiplies x (B, T, H, D) viewed as complex (B, T, H, D/2)."""
+    want = (x.shape[1], x.shape[-1] // 2)
+    if not isinstance(freqs_cis, torch.Tensor) or not freqs_cis.is_complex():
+        raise TypeError(f"freqs_cis must be a complex tensor from precompute_freqs_cis, got {getattr(freqs_cis, 'dtype', type(freqs_cis).__name__)}")
+    if tuple(freqs_cis.shape) != want:
+        raise ValueError(
+            f"freqs_cis must have shape (T, D/2) = {want} for x of shape {tuple(x.shape)}, got {tuple(freqs_cis.shape)}; "
+            "slice the table as freqs_cis[start_pos : start_pos + T]"
+        )
+    return freqs_cis.view(1, want[0], 1, want[1])
+
+
+def apply_rotary_emb(xq: torch.Tensor, xk: torch.Tensor, freqs_cis: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Rotate queries and keys (B, T, H, D) by viewing each adjacent pair as one complex number
+    and multiplying by e^{i·m·θ_j} (interleaved layout). Returns tensors of the inputs' dtype."""
+    check_bthd(xq, "xq")
+    check_bthd(xk, "xk")
+    if xq.dtype != xk.dtype or xq.device != xk.device:
+        raise TypeError(f"xq and xk must share dtype and device, got {xq.dtype} on {xq.device} and {xk.dtype} on {xk.device}")
+    if xq.shape[:2] != xk.shape[:2] or xq.shape[-1] != xk.shape[-1]:
+        raise ValueError(f"xq and xk must share B, T and D, got shapes {tuple(xq.shape)} and {tuple(xk.shape)}")
+    want = torch.complex128 if xq.dtype == torch.float64 else torch.complex64
+    if isinstance(freqs_cis, torch.Tensor) and freqs_cis.is_complex() and freqs_cis.dtype != want:
+        raise TypeError(f"freqs_cis must have dtype {want} to rotate inputs of dtype {xq.dtype}, got {freqs_cis.dtype}")
+    if isinstance(freqs_cis, torch.Tensor) and freqs_cis.device != xq.device:
+        raise ValueError(f"freqs_cis must be on the inputs' device {xq.device}, got {freqs_cis.device}")
+    f = reshape_for_broadcast(freqs_cis, xq)  # (1, T, 1, D/2)
+
+    def rotate(x: torch.Tensor) -> torch.Tensor:
+        pairs = x.to(compute_dtype(x.dtype)).contiguous().unflatten(-1, (-1, 2))  # (B, T, H, D/2, 2)
+        return torch.view_as_real(torch.view_as_complex(pairs) * f).flatten(-2).to(x.dtype)  # (B, T, H, D)
+
+    return rotate(xq), rotate(xk)
+

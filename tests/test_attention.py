@@ -1,0 +1,113 @@
+"""The LLaMA-style attention: KV cache, causal mask, relative scores, and parity with Meta's module."""
+
+import pytest
+import torch
+
+from rope_lib import Attention, causal_mask, default_device
+
+
+def make(dtype=torch.float64, **kwargs):
+    torch.manual_seed(0)
+    options = dict(max_batch_size=2, max_seq_len=64, device="cpu", dtype=dtype)
+    options.update(kwargs)
+    return Attention(32, 4, **options)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("n_kv_heads", [4, 2, 1])
+@pytest.mark.parametrize("k", [1, 3, 8])
+def test_prefill_plus_cached_steps_equals_one_full_pass(layout, n_kv_heads, k):
+    attention = make(layout=layout, n_kv_heads=n_kv_heads)
+    x = torch.randn(2, 12, 32, dtype=torch.float64)
+    full = attention(x, start_pos=0)
+    attention.reset_cache()
+    pieces = [attention(x[:, : 12 - k], start_pos=0)]
+    pieces += [attention(x[:, t : t + 1], start_pos=t) for t in range(12 - k, 12)]
+    torch.testing.assert_close(torch.cat(pieces, dim=1), full, rtol=0, atol=1e-12)
+
+
+def test_causal_mask_hides_the_future_only():
+    mask = causal_mask(3, 2)
+    assert mask.shape == (3, 5)
+    visible = mask == 0
+    assert visible.tolist() == [[True, True, True, False, False], [True, True, True, True, False], [True] * 5]
+
+
+def test_a_token_is_not_changed_by_later_tokens():
+    attention = make()
+    x = torch.randn(1, 10, 32, dtype=torch.float64)
+    y = x.clone()
+    y[:, 6:] = torch.randn(1, 4, 32, dtype=torch.float64)
+    torch.testing.assert_close(attention(x)[:, :6], attention(y)[:, :6], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("shift", [1, 17, 1000, 123_456])
+def test_scores_unchanged_when_every_position_shifts(layout, shift):
+    attention = make(layout=layout)
+    x = torch.randn(2, 9, 32, dtype=torch.float64)
+    positions = torch.arange(9)
+    torch.testing.assert_close(attention.scores(x, positions + shift), attention.scores(x, positions), rtol=0, atol=1e-9)
+    assert not torch.allclose(attention.scores(x, positions.flip(0)), attention.scores(x, positions)), "order must matter"
+
+
+def test_forward_scores_are_the_relative_scores():
+    """With an empty cache and start_pos = 0, forward uses exactly `scores` (masked, softmaxed)."""
+    attention = make()
+    x = torch.randn(1, 6, 32, dtype=torch.float64)
+    weights = torch.softmax(attention.scores(x, range(6)) + causal_mask(6, 0).double(), dim=-1)
+    values = attention.wv(x).view(1, 6, 4, 8)
+    expected = attention.wo(torch.einsum("bhts,bshd->bthd", weights, values).reshape(1, 6, 32))
+    torch.testing.assert_close(attention(x), expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_half_precision_module(dtype):
+    attention = make(dtype=dtype)
+    assert attention.rope_cos.dtype == torch.float32
+    out = attention(torch.randn(1, 5, 32).to(dtype))
+    assert out.dtype == dtype
+
+
+def test_default_device_follows_cuda():
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert default_device().type == expected
+    assert Attention(16, 2, max_seq_len=4).wq.weight.device.type == expected
+
+
+@pytest.fixture(scope="module")
+def meta_model_parallel(tmp_path_factory):
+    """Meta's reference Attention uses fairscale's model-parallel layers: set them up for one process."""
+    import torch.distributed as dist
+    from fairscale.nn.model_parallel import initialize as fs_init
+
+    if not dist.is_initialized():
+        store = tmp_path_factory.mktemp("dist") / "store"
+        dist.init_process_group("gloo", init_method=f"file://{store}", rank=0, world_size=1)
+    if not fs_init.model_parallel_is_initialized():
+        fs_init.initialize_model_parallel(1)
+    yield
+    fs_init.destroy_model_parallel()
+    dist.destroy_process_group()
+
+
+@pytest.mark.parametrize("n_kv_heads", [4, 2])
+def test_matches_metas_reference_attention(meta_model_parallel, n_kv_heads):
+    from llama_models.llama3 import model as meta
+    from llama_models.llama3.args import ModelArgs
+
+    dim, n_heads, theta = 64, 4, 10000.0
+    ours = Attention(dim, n_heads, n_kv_heads=n_kv_heads, max_batch_size=2, max_seq_len=32, theta=theta, device="cpu")
+    theirs = meta.Attention(ModelArgs(dim=dim, n_heads=n_heads, n_kv_heads=n_kv_heads, max_batch_size=2, max_seq_len=32))
+    with torch.no_grad():
+        for name in ("wq", "wk", "wv", "wo"):
+            getattr(theirs, name).weight.copy_(getattr(ours, name).weight)
+    freqs_cis = meta.precompute_freqs_cis(dim // n_heads, 64, theta)
+
+    x = torch.randn(2, 20, dim, generator=torch.Generator().manual_seed(5))
+    with torch.no_grad():
+        for start, end in [(0, 12), (12, 13), (13, 20)]:
+            seq = end - start
+            mask = torch.triu(torch.full((seq, end), float("-inf")), diagonal=start + 1) if seq > 1 else None
+            expected = theirs(x[:, start:end], start, freqs_cis[start:end], mask)
+            torch.testing.assert_close(ours(x[:, start:end], start_pos=start), expected, rtol=1e-4, atol=1e-5)

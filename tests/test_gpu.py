@@ -1,0 +1,42 @@
+"""The same computations on CUDA, compared with the CPU. Skipped when no GPU is visible."""
+
+import pytest
+import torch
+
+from rope_lib import Attention, apply_rope, apply_rotary_emb, precompute_freqs_cis
+
+pytestmark = pytest.mark.gpu
+CUDA = torch.device("cuda")
+
+
+@pytest.mark.parametrize("dtype, atol", [(torch.float64, 1e-12), (torch.float32, 1e-5), (torch.bfloat16, 1e-2)])
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_rope_forms_on_cuda_match_the_cpu(dtype, atol, layout):
+    x = torch.randn(2, 64, 4, 128, generator=torch.Generator().manual_seed(0)).to(dtype)
+    positions = torch.arange(100_000, 100_064)
+    cpu = apply_rope(x, positions, layout=layout)
+    gpu = apply_rope(x.to(CUDA), positions.to(CUDA), layout=layout)
+    assert gpu.device.type == "cuda" and gpu.dtype == dtype
+    torch.testing.assert_close(gpu.cpu(), cpu, rtol=0, atol=atol)
+
+
+def test_complex_form_on_cuda_matches_the_cpu():
+    x = torch.randn(2, 32, 4, 64, generator=torch.Generator().manual_seed(1))
+    table = precompute_freqs_cis(64, 4096)
+    cpu = apply_rotary_emb(x, x, table[4000:4032])
+    gpu = apply_rotary_emb(x.to(CUDA), x.to(CUDA), precompute_freqs_cis(64, 4096, device=CUDA)[4000:4032])
+    for a, b in zip(gpu, cpu):
+        torch.testing.assert_close(a.cpu(), b, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype, atol", [(torch.float32, 1e-4), (torch.bfloat16, 5e-2)])
+def test_attention_with_kv_cache_on_cuda_matches_the_cpu(dtype, atol):
+    torch.manual_seed(0)
+    cpu = Attention(256, 8, n_kv_heads=2, max_batch_size=2, max_seq_len=128, device="cpu", dtype=dtype)
+    gpu = Attention(256, 8, n_kv_heads=2, max_batch_size=2, max_seq_len=128, dtype=dtype)
+    assert gpu.wq.weight.device.type == "cuda", "device=None must pick CUDA when it is there"
+    gpu.load_state_dict(cpu.state_dict())
+    x = torch.randn(2, 40, 256, generator=torch.Generator().manual_seed(2)).to(dtype)
+    with torch.no_grad():
+        for start, end in [(0, 30)] + [(t, t + 1) for t in range(30, 40)]:
+            torch.testing.assert_close(gpu(x[:, start:end].to(CUDA), start).cpu(), cpu(x[:, start:end], start), rtol=0, atol=atol)

@@ -1,0 +1,114 @@
+"""Parity with the packages practitioners use, installed from the registry (never copied in).
+
+The peers compute their angles in float32, so positions stay below 4096 here and
+the tolerance allows for float32 angle rounding; our own float64 angles are
+checked against the exact reference in test_rope_forms.py.
+"""
+
+import pytest
+import torch
+
+from rope_lib import (
+    apply_rope,
+    apply_rotary_emb,
+    half_to_interleaved,
+    interleaved_to_half,
+    permute_rows_to_half,
+    precompute_freqs_cis,
+)
+
+CASES = [(1, 7, 2, 8, 0, 10000.0), (2, 16, 4, 64, 100, 10000.0), (1, 5, 3, 128, 3000, 500000.0)]
+
+
+def randn(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+def atol_for(last_position):
+    """float32 angles err by up to half an ulp of the largest angle m·θ_0 = m."""
+    return 4 * torch.finfo(torch.float32).eps * max(last_position, 1) + 1e-5
+
+
+def hf_rotary(head_dim, n_heads, theta):
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    config = LlamaConfig(
+        hidden_size=head_dim * n_heads,
+        num_attention_heads=n_heads,
+        head_dim=head_dim,
+        rope_parameters={"rope_type": "default", "rope_theta": theta},
+    )
+    return LlamaRotaryEmbedding(config=config)
+
+
+@pytest.mark.parametrize("b, t, h, d, start, theta", CASES)
+def test_half_layout_matches_hugging_face(b, t, h, d, start, theta):
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    q, k = randn(b, t, h, d, seed=1), randn(b, t, h, d, seed=2)
+    position_ids = torch.arange(start, start + t).expand(b, t)
+    cos, sin = hf_rotary(d, h, theta)(q, position_ids)
+    q_hf, k_hf = apply_rotary_pos_emb(q.transpose(1, 2), k.transpose(1, 2), cos, sin)  # HF wants (B, H, T, D)
+    atol = atol_for(start + t)
+    torch.testing.assert_close(apply_rope(q, position_ids, theta=theta, layout="half"), q_hf.transpose(1, 2), rtol=0, atol=atol)
+    torch.testing.assert_close(apply_rope(k, position_ids, theta=theta, layout="half"), k_hf.transpose(1, 2), rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("b, t, h, d, start, theta", CASES)
+def test_interleaved_layout_matches_hugging_face_after_the_permutation(b, t, h, d, start, theta):
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    x = randn(b, t, h, d, seed=3)
+    position_ids = torch.arange(start, start + t).expand(b, t)
+    cos, sin = hf_rotary(d, h, theta)(x, position_ids)
+    x_half = interleaved_to_half(x).transpose(1, 2)
+    hf, _ = apply_rotary_pos_emb(x_half, x_half, cos, sin)
+    torch.testing.assert_close(apply_rope(x, position_ids, theta=theta), half_to_interleaved(hf.transpose(1, 2)), rtol=0, atol=atol_for(start + t))
+
+
+@pytest.mark.parametrize("b, t, h, d, start, theta", CASES)
+def test_complex_form_matches_metas_reference(b, t, h, d, start, theta):
+    from llama_models.llama3 import model as meta
+
+    q, k = randn(b, t, h, d, seed=4), randn(b, t, h, d, seed=5)
+    table_meta = meta.precompute_freqs_cis(d, start + t, theta)
+    table_ours = precompute_freqs_cis(d, start + t, theta)
+    torch.testing.assert_close(table_ours, table_meta, rtol=0, atol=atol_for(start + t))
+    expected = meta.apply_rotary_emb(q, k, table_meta[start:])
+    got = apply_rotary_emb(q, k, table_ours[start:])
+    for ours, theirs in zip(got, expected):
+        torch.testing.assert_close(ours, theirs, rtol=0, atol=atol_for(start + t))
+    torch.testing.assert_close(apply_rope(q, range(start, start + t), theta=theta), expected[0], rtol=0, atol=atol_for(start + t))
+
+
+@pytest.mark.parametrize("b, t, h, d, start, theta", CASES)
+def test_interleaved_layout_matches_rotary_embedding_torch(b, t, h, d, start, theta):
+    from rotary_embedding_torch import RotaryEmbedding
+
+    x = randn(b, t, h, d, seed=6)
+    rotary = RotaryEmbedding(dim=d, theta=theta)
+    theirs = rotary.rotate_queries_or_keys(x.transpose(1, 2), offset=start)  # (B, H, T, D), interleaved pairs
+    torch.testing.assert_close(apply_rope(x, range(start, start + t), theta=theta), theirs.transpose(1, 2), rtol=0, atol=atol_for(start + t))
+
+
+def test_permuted_weights_make_hugging_faces_half_layout_score_like_metas_interleaved_layout():
+    """The conversion Hugging Face applies to LLaMA checkpoints, checked across the two real codebases."""
+    from llama_models.llama3 import model as meta
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    n_heads, d, dim, t = 4, 32, 48, 11
+    wq, wk, x = randn(n_heads * d, dim, seed=7), randn(n_heads * d, dim, seed=8), randn(1, t, dim, seed=9)
+
+    def heads(w):
+        return (x @ w.T).view(1, t, n_heads, d)  # (B, T, H, D)
+
+    q_meta, k_meta = meta.apply_rotary_emb(heads(wq), heads(wk), meta.precompute_freqs_cis(d, t, 10000.0))
+    scores_meta = torch.einsum("bthd,bshd->bhts", q_meta, k_meta)
+
+    cos, sin = hf_rotary(d, n_heads, 10000.0)(x, torch.arange(t)[None])
+    q_hf, k_hf = apply_rotary_pos_emb(
+        heads(permute_rows_to_half(wq, n_heads)).transpose(1, 2), heads(permute_rows_to_half(wk, n_heads)).transpose(1, 2), cos, sin
+    )
+    scores_hf = q_hf @ k_hf.transpose(-1, -2)  # (B, H, T, T)
+    torch.testing.assert_close(scores_hf, scores_meta, rtol=1e-5, atol=1e-3)
