@@ -1,0 +1,55 @@
+"""The look every figure shares, and the rule that every figure carries a description.
+
+Colours come from the Okabe–Ito palette, which stays distinct under the common
+forms of colour blindness; lines and markers differ as well, so no figure
+relies on colour alone. Colour maps are cividis (sequential) and PuOr
+(diverging), both readable without red–green discrimination.
+"""
+
+from __future__ import annotations
+
+import io
+
+from matplotlib.figure import Figure
+
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+LINE_STYLES = ("-", "--", "-.", ":")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+SEQUENTIAL_CMAP = "cividis"
+DIVERGING_CMAP = "PuOr"
+
+
+def series_style(i: int) -> dict:
+    """Colour, line style and marker of the i-th series: all three change from one series to the next."""
+    return {"color": OKABE_ITO[i % len(OKABE_ITO)], "linestyle": LINE_STYLES[i % len(LINE_STYLES)], "marker": MARKERS[i % len(MARKERS)]}
+
+
+PNG_DPI = 100
+"""Resolution of the PNG a figure shows as in a notebook and on the website."""
+
+
+class BookFigure(Figure):
+    """A Figure that knows its description and shows itself as a PNG in Jupyter, with no pyplot state."""
+
+    alt_text: str = ""
+
+    def to_png(self) -> bytes:
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png", dpi=PNG_DPI, bbox_inches="tight")
+        return buffer.getvalue()
+
+    def _repr_png_(self) -> bytes:
+        return self.to_png()
+
+
+def new_figure(alt: str, *, figsize: tuple[float, float] = (6.0, 3.5)) -> BookFigure:
+    """A pyplot-free BookFigure with constrained layout and its description in `fig.alt_text`.
+
+    alt says what the figure shows (axes, what changes, the point it makes);
+    the book uses it as the image's alternative text.
+    """
+    if not isinstance(alt, str) or len(alt.split()) < 5:
+        raise ValueError(f"alt must describe the figure in words (at least five), got {alt!r}")
+    fig = BookFigure(figsize=figsize, layout="constrained")
+    fig.alt_text = alt
+    return fig

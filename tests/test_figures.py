@@ -1,0 +1,44 @@
+"""Figures come from rope_lib, carry a description, and widgets offer only values they can draw."""
+
+import numpy as np
+import pytest
+
+from rope_lib import plotting, wavelengths
+from rope_lib.plotting import BookFigure, new_figure
+from rope_lib.widgets import Control, InteractiveFigure
+
+
+def test_figures_are_book_figures_with_descriptions():
+    rng = np.random.default_rng(0)
+    figures = [plotting.plot_wavelengths(64), plotting.plot_score_grid(rng.standard_normal(8), rng.standard_normal(8), range(6))]
+    for fig in figures:
+        assert isinstance(fig, BookFigure)
+        assert len(fig.alt_text.split()) >= 20
+        assert fig.to_png().startswith(b"\x89PNG")
+    # the description is written from the same numbers as the figure
+    assert f"{wavelengths(64)[-1]:,.0f}" in figures[0].alt_text
+
+
+def test_a_figure_needs_a_description():
+    with pytest.raises(ValueError, match="alt must describe the figure"):
+        new_figure("")
+
+
+def test_interactive_figure_checks_its_controls():
+    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
+    assert "d = 8," in widget.figure(d=8).alt_text
+    with pytest.raises(ValueError, match=r"control 'd' must take one of \(8, 16\), got 12"):
+        widget.figure(d=12)
+    with pytest.raises(ValueError, match=r"unknown controls \['base'\]"):
+        widget.figure(base=10)
+    with pytest.raises(ValueError, match=r"value 4 must be one of its values"):
+        Control("d", "d", (8, 16), 4)
+
+
+def test_live_form_redraws_when_a_slider_moves():
+    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
+    box = widget.live()
+    slider, output = box.children
+    first = output.outputs
+    slider.value = 8
+    assert output.outputs != first
