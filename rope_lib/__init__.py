@@ -4,6 +4,7 @@ The public API is flat: `from rope_lib import apply_rope, precompute_freqs_cis, 
 """
 
 from .attention import Attention, causal_mask, default_device
+from .complex_plane import complex_to_pair, exp_partial_sums, pair_to_complex
 from .frequencies import DEFAULT_BASE, angles, inv_freq, wavelengths
 from .layouts import (
     half_order,
@@ -26,27 +27,57 @@ from .rope import (
     rotate_quarter,
 )
 from .rotation import apply_rope_matrix, rotary_matrix, rotation_matrix_2d, score_grid
-from .sinusoidal import sinusoidal_encoding, sinusoidal_encoding_loop
+from .sinusoidal import (
+    absolute_position_score,
+    sinusoidal_encoding,
+    sinusoidal_encoding_loop,
+    sinusoidal_pair,
+    sinusoidal_position,
+)
+from .tokens import (
+    attention_outputs,
+    attention_scores,
+    build_vocab,
+    embed,
+    embedding_table,
+    is_permutation_equivariant,
+    projection,
+    self_attention,
+    softmax,
+    token_ids,
+    tokenize,
+)
 
 __all__ = [
     "DEFAULT_BASE",
     "Attention",
+    "absolute_position_score",
     "angles",
     "apply_rope",
     "apply_rope_matrix",
     "apply_rotary_emb",
+    "attention_outputs",
+    "attention_scores",
+    "build_vocab",
     "causal_mask",
+    "complex_to_pair",
     "compute_dtype",
     "default_device",
+    "embed",
+    "embedding_table",
+    "exp_partial_sums",
     "expand_to_pairs",
     "half_order",
     "half_to_interleaved",
     "interleaved_order",
     "interleaved_to_half",
     "inv_freq",
+    "is_permutation_equivariant",
+    "pair_to_complex",
     "permute_rows_to_half",
     "permute_rows_to_interleaved",
     "precompute_freqs_cis",
+    "projection",
     "reshape_for_broadcast",
     "rope_angles",
     "rope_cos_sin",
@@ -55,7 +86,13 @@ __all__ = [
     "rotate_quarter",
     "rotation_matrix_2d",
     "score_grid",
+    "self_attention",
     "sinusoidal_encoding",
     "sinusoidal_encoding_loop",
+    "sinusoidal_pair",
+    "sinusoidal_position",
+    "softmax",
+    "token_ids",
+    "tokenize",
     "wavelengths",
 ]

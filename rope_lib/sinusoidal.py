@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -33,8 +34,44 @@ def sinusoidal_encoding_loop(seq_len: int, d: int, base: float = DEFAULT_BASE) -
 def sinusoidal_encoding(seq_len: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """The same (seq_len, d) table in one vectorised step from the shared angles m·θ_t."""
     seq_len = check_positive_int(seq_len, "seq_len")
-    a = angles(np.arange(seq_len), d, base)  # (seq_len, d/2)
-    table = np.empty((seq_len, d))
-    table[:, 0::2] = np.sin(a)
-    table[:, 1::2] = np.cos(a)
-    return table
+    return sinusoidal_position(np.arange(seq_len), d, base)  # (seq_len, d)
+
+
+def sinusoidal_position(m, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """p_m for any position m (or array of positions): shape m.shape + (d,), sines in even, cosines in odd slots."""
+    a = angles(m, d, base)  # m.shape + (d/2,)
+    p = np.empty(a.shape[:-1] + (2 * a.shape[-1],))
+    p[..., 0::2] = np.sin(a)
+    p[..., 1::2] = np.cos(a)
+    return p
+
+
+def sinusoidal_pair(m, t: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """(p_{m,2t}, p_{m,2t+1}) = (sin mω_t, cos mω_t), ω_t = base^(−2t/d): the point of pair t.
+
+    m is a position or an array of them; the result has shape m.shape + (2,).
+    As m grows the point walks round the unit circle, clockwise in these
+    (sine, cosine) coordinates: pair t of p_{m+k} = R(−kω_t) · pair t of p_m.
+    """
+    d = check_even_dim(d, "d")
+    if isinstance(t, bool) or not isinstance(t, numbers.Integral) or not 0 <= t < d // 2:
+        raise ValueError(f"t must be a pair index in [0, {d // 2}) for d = {d}, got {t!r}")
+    return sinusoidal_position(m, d, base)[..., 2 * t : 2 * t + 2]  # m.shape + (2,)
+
+
+def absolute_position_score(x_m, x_n, m, n, w_q, w_k, base: float = DEFAULT_BASE) -> float:
+    """(W_q (x_m + p_m))·(W_k (x_n + p_n)): the query–key score when positions are added to the
+    embeddings (RoFormer eq. 3 with the p_i of eq. 4, the Transformer's scheme), before the 1/√d scaling.
+
+    It expands into four terms, and only the p_m·p_n part depends on m − n alone.
+    """
+    x_m, x_n = np.asarray(x_m, dtype=np.float64), np.asarray(x_n, dtype=np.float64)
+    if x_m.ndim != 1 or x_m.shape != x_n.shape:
+        raise ValueError(f"x_m and x_n must be vectors of one length d, got shapes {x_m.shape} and {x_n.shape}")
+    d = x_m.size
+    for name, w in (("w_q", w_q), ("w_k", w_k)):
+        if np.ndim(w) != 2 or np.shape(w)[1] != d:
+            raise ValueError(f"{name} must have shape (d_out, {d}), got {np.shape(w)}")
+    q = np.asarray(w_q) @ (x_m + sinusoidal_position(m, d, base))  # (d_out,)
+    k = np.asarray(w_k) @ (x_n + sinusoidal_position(n, d, base))  # (d_out,)
+    return float(q @ k)

@@ -1,0 +1,63 @@
+"""Figures about position-free attention: the weights a_{m,n} of one query, and of all of them."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .style import SEQUENTIAL_CMAP, new_figure, series_style
+
+
+def _check_weights(tokens, weights) -> np.ndarray:
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 2 or weights.shape[1] != len(tokens):
+        raise ValueError(f"weights must have shape (N, {len(tokens)}) (one column per token), got {weights.shape}")
+    return weights
+
+
+def plot_attention_weights(tokens, weights, query: int) -> Figure:
+    """Bar chart of row `query` of the attention weights: how much each key token contributes to o_m."""
+    weights = _check_weights(tokens, weights)
+    if not 0 <= query < len(weights):
+        raise ValueError(f"query must be a row index in [0, {len(weights)}), got {query}")
+    row = weights[query]
+    top = int(np.argmax(row))
+    fig = new_figure(
+        f"Bar chart of the attention weights of query token {query} ('{tokens[query]}') over the {len(tokens)} key "
+        f"tokens of the sentence, labelled on the horizontal axis. The weights sum to {row.sum():.2f}; the largest, "
+        f"{row[top]:.2f}, goes to token {top} ('{tokens[top]}'). The query's own bar is hatched.",
+        figsize=(5.2, 3.6),
+    )
+    ax = fig.add_subplot()
+    style = series_style(0)
+    bars = ax.bar(np.arange(len(tokens)), row, color=style["color"], edgecolor="black", linewidth=0.6)
+    bars[query].set_hatch("//")
+    bars[query].set_facecolor(series_style(1)["color"])
+    ax.set_xticks(np.arange(len(tokens)), [f"{i}:{t}" for i, t in enumerate(tokens)], rotation=45, ha="right", fontsize=8)
+    ax.set_ylim(0, max(0.5, row.max() * 1.15))
+    ax.set_xlabel("key token n")
+    ax.set_ylabel(f"weight $a_{{{query},n}}$")
+    ax.set_title(f"query {query}: '{tokens[query]}'")
+    ax.grid(True, axis="y", alpha=0.3)
+    return fig
+
+
+def plot_attention_matrix(tokens, weights) -> Figure:
+    """Heatmap of all weights a_{m,n}: row m is the query token, column n the key token; rows sum to 1."""
+    weights = _check_weights(tokens, weights)
+    fig = new_figure(
+        f"Heatmap of the attention weights of a sentence of {len(tokens)} tokens: rows are query tokens m, columns "
+        f"are key tokens n, both labelled with the token text. Each row sums to 1; the weights range from "
+        f"{weights.min():.2f} to {weights.max():.2f}.",
+        figsize=(5.2, 4.4),
+    )
+    ax = fig.add_subplot()
+    image = ax.imshow(weights, cmap=SEQUENTIAL_CMAP, vmin=0)
+    labels = [f"{i}:{t}" for i, t in enumerate(tokens)]
+    ax.set_xticks(np.arange(len(tokens)), labels, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(np.arange(len(weights)), labels[: len(weights)], fontsize=8)
+    ax.set_xlabel("key token n")
+    ax.set_ylabel("query token m")
+    ax.set_title("attention weights $a_{m,n}$")
+    fig.colorbar(image, ax=ax, label="weight")
+    return fig

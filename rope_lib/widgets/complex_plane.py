@@ -1,0 +1,19 @@
+"""Multiplying z by e^{iθ} with a slider for θ (chapter "Complex numbers and Euler's formula")."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..plotting.complex_plane import plot_complex_rotation
+from . import Control, InteractiveFigure
+
+ANGLES = tuple(float(a) for a in np.radians(np.arange(0, 360, 15)))
+"""θ from 0° to 345° in steps of 15°."""
+
+
+def complex_rotation_widget(zs=(1.2 + 0.5j, -0.6 + 0.8j, 0.7 - 0.3j)) -> InteractiveFigure:
+    """Choose z and θ; the figure shows z and z·e^{iθ}, of equal length, θ apart."""
+    zs = tuple(complex(z) for z in zs)
+    angle = Control("theta", "θ", ANGLES, ANGLES[3], fmt=lambda a: f"{np.degrees(a):.0f}°")
+    number = Control("z", "z", zs, zs[0], fmt=lambda z: f"{z.real:g}{z.imag:+g}i")
+    return InteractiveFigure(plot_complex_rotation, (number, angle))
