@@ -29,6 +29,7 @@ book: $(BOOK_DEPS) $(LIB_STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
 test: $(TEST_DEPS)
+	bash tests/install_chromium.sh
 	$(BIN)/python -m pytest
 
 serve:

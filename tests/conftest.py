@@ -1,8 +1,13 @@
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
 from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # CI gets a fixed, reproducible set of examples; a developer run explores new ones.
 settings.register_profile("ci", derandomize=True, max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -23,3 +28,20 @@ def pytest_collection_modifyitems(config, items):
 def gen():
     """A seeded generator: every test draws the same numbers on every run."""
     return torch.Generator().manual_seed(0)
+
+
+def build_book(source: Path, output: Path) -> subprocess.CompletedProcess:
+    """`jupyter-book build` as `make book` runs it, into `output`, with a fresh execution cache there."""
+    jupyter_book = str(Path(sys.executable).parent / "jupyter-book")
+    return subprocess.run(
+        [jupyter_book, "build", str(source), "-W", "-n", "--keep-going", "--path-output", str(output)],
+        capture_output=True, text=True, timeout=3600,
+    )
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory):
+    """The whole book built once per test session, shared by the build test and the browser tests."""
+    output = tmp_path_factory.mktemp("book")
+    result = build_book(ROOT, output)
+    return result, output / "_build" / "html"

@@ -1,21 +1,11 @@
 """The book builds with zero warnings, every cell executed; a failing cell fails the build."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-JUPYTER_BOOK = str(Path(sys.executable).parent / "jupyter-book")
-
-
-def build(source: Path, output: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [JUPYTER_BOOK, "build", str(source), "-W", "-n", "--keep-going", "--path-output", str(output)],
-        capture_output=True, text=True, timeout=3600,
-    )
+from conftest import ROOT, build_book
 
 
 def toc_files():
@@ -24,11 +14,10 @@ def toc_files():
 
 
 @pytest.mark.slow
-def test_book_builds_with_zero_warnings(tmp_path):
-    """A fresh execution cache, so a change to rope_lib cannot hide behind cached outputs."""
-    result = build(ROOT, tmp_path)
+def test_book_builds_with_zero_warnings(built_book):
+    """Built with a fresh execution cache, so a change to rope_lib cannot hide behind cached outputs."""
+    result, html = built_book
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-6000:]
-    html = tmp_path / "_build" / "html"
     for page in toc_files():
         assert "Traceback" not in (html / f"{page}.html").read_text(), page
 
@@ -38,6 +27,7 @@ def tiny_book(folder: Path, cell: str) -> Path:
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     config.pop("bibtex_bibfiles", None)
     config["sphinx"]["config"].pop("bibtex_reference_style", None)
+    config["sphinx"]["config"].pop("html_static_path", None)
     config["only_build_toc_files"] = True
     folder.mkdir()
     (folder / "_config.yml").write_text(yaml.safe_dump(config))
@@ -52,8 +42,8 @@ def tiny_book(folder: Path, cell: str) -> Path:
 
 @pytest.mark.slow
 def test_a_failing_cell_fails_the_build(tmp_path):
-    passing = build(tiny_book(tmp_path / "good", "import rope_lib\nassert rope_lib.inv_freq(4)[0] == 1.0"), tmp_path / "good_out")
+    passing = build_book(tiny_book(tmp_path / "good", "import rope_lib\nassert rope_lib.inv_freq(4)[0] == 1.0"), tmp_path / "good_out")
     assert passing.returncode == 0, passing.stdout[-4000:] + passing.stderr[-4000:]
-    failing = build(tiny_book(tmp_path / "bad", "import rope_lib\nassert rope_lib.inv_freq(4)[0] == 2.0"), tmp_path / "bad_out")
+    failing = build_book(tiny_book(tmp_path / "bad", "import rope_lib\nassert rope_lib.inv_freq(4)[0] == 2.0"), tmp_path / "bad_out")
     assert failing.returncode != 0
     assert "AssertionError" in failing.stdout + failing.stderr

@@ -2,18 +2,60 @@
 
 An `InteractiveFigure` pairs a drawing function from `rope_lib.plotting` with
 the controls that feed it. Every control lists the values it can take, so the
-same description yields the live ipywidgets form in Jupyter (`live()`) and can
-be enumerated to pre-render a kernel-free form for the website. The figures of
-each topic live in a module of this package.
+same description yields
+
+* the live form (`live()`): ipywidgets sliders whose changes the kernel redraws;
+* the static form (`static_html()`): one pre-rendered frame for every
+  combination of control values, and range inputs that pick among them with
+  the site's `interactive_figures.js`, with no kernel and no network.
+
+Shown as the last value of a cell, it offers both: Jupyter renders the live
+widget, and the website (which ranks the widget view below HTML) the static
+form. The figures of each topic live in a module of this package.
 """
 
 from __future__ import annotations
 
 import base64
+import html
+import io
+import itertools
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from PIL import Image
+
 from ..plotting.style import BookFigure
+
+MAX_FRAMES = 96
+"""The most frames one static figure may pre-render: it keeps a page under 2 MB."""
+
+FRAME_DPI = 80
+FRAME_COLOURS = 96
+"""Static frames are drawn at 80 dpi and stored as palette PNGs of 96 colours: about a third of the bytes."""
+
+_figure_ids = itertools.count()
+"""Numbers the static figures of one kernel session, so their element ids never collide on a page."""
+
+
+def frame_png(figure: BookFigure) -> bytes:
+    """The figure as a small palette PNG, for a frame of the static form."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=FRAME_DPI, bbox_inches="tight")
+    image = Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
+    out = io.BytesIO()
+    image.quantize(colors=FRAME_COLOURS, method=Image.Quantize.MEDIANCUT).save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def script_safe_json(value) -> str:
+    """JSON that cannot close the <script> element holding it."""
+    return json.dumps(value).replace("</", "<\\/")
+
+
+def data_url(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 @dataclass(frozen=True)
@@ -79,6 +121,43 @@ class InteractiveFigure:
         redraw()
         return ipywidgets.VBox([*sliders.values(), output])
 
+    def frames(self) -> dict[str, BookFigure]:
+        """Every combination of control values, keyed "i,j,…" by the values' indices."""
+        combinations = list(itertools.product(*(range(len(c.values)) for c in self.controls)))
+        if len(combinations) > MAX_FRAMES:
+            counts = " × ".join(str(len(c.values)) for c in self.controls)
+            raise ValueError(f"the controls offer {counts} = {len(combinations)} combinations, more than MAX_FRAMES={MAX_FRAMES}")
+        return {
+            ",".join(map(str, index)): self.figure(**{c.name: c.values[i] for c, i in zip(self.controls, index)})
+            for index in combinations
+        }
+
+    def static_html(self) -> str:
+        """The kernel-free form: an image, one labelled range input per control, and every frame inline."""
+        number = next(_figure_ids)
+        frames = {key: {"src": data_url(frame_png(fig)), "alt": fig.alt_text} for key, fig in self.frames().items()}
+        first = ",".join(str(c.values.index(c.value)) for c in self.controls)
+        rows = []
+        for j, c in enumerate(self.controls):
+            control_id = f"rope-interactive-{number}-{j}"
+            labels = [c.fmt(v) for v in c.values]
+            current = labels[c.values.index(c.value)]
+            rows.append(
+                f'<div class="rope-control-row"><label for="{control_id}">{html.escape(c.label)}</label>'
+                f'<input type="range" class="rope-control" id="{control_id}" min="0" max="{len(c.values) - 1}" step="1" '
+                f'value="{c.values.index(c.value)}" aria-valuetext="{html.escape(current)}" '
+                f"data-labels='{html.escape(json.dumps(labels), quote=True)}'>"
+                f'<output for="{control_id}" aria-live="polite">{html.escape(current)}</output></div>'
+            )
+        return (
+            f'<div class="rope-interactive" id="rope-interactive-{number}">'
+            f'<img class="rope-frame" src="{frames[first]["src"]}" alt="{html.escape(frames[first]["alt"], quote=True)}">'
+            + "".join(rows)
+            + f'<script type="application/json" class="rope-frames">{script_safe_json(frames)}</script></div>'
+        )
+
     def _repr_mimebundle_(self, include=None, exclude=None):
-        """Shown as the last value of a cell: the live widget in Jupyter."""
-        return self.live()._repr_mimebundle_(include=include, exclude=exclude)
+        """Shown as the last value of a cell: the live widget for Jupyter, the static form for the website."""
+        bundle = dict(self.live()._repr_mimebundle_(include=include, exclude=exclude) or {})
+        bundle["text/html"] = self.static_html()
+        return bundle

@@ -1,0 +1,23 @@
+"""Site fixes for the book's HTML pages, loaded by Jupyter Book as a local Sphinx extension.
+
+sphinx-thebe registers its configuration script twice under Jupyter Book 1.x; the
+second copy re-declares a `const` and the browser reports a SyntaxError on every
+page (the two copies differ only in a filename of None and ""). Each page keeps
+the first copy of every script.
+"""
+
+
+def keep_first_copy_of_each_script(app, pagename, templatename, context, doctree):
+    seen, unique = set(), []
+    for script in context.get("script_files", []):
+        key = (str(getattr(script, "filename", script) or ""), getattr(script, "priority", None),
+               tuple(sorted(getattr(script, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    context["script_files"] = unique
+
+
+def setup(app):
+    app.connect("html-page-context", keep_first_copy_of_each_script)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

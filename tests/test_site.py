@@ -1,0 +1,269 @@
+"""The built website in a real browser (Debian's headless Chromium driven by Playwright), offline.
+
+Every page of the site is served on localhost and visited once; the visit records
+everything the checks below need. Requests to any other host are refused and
+recorded, so a page that needs the network fails here.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urljoin, urlparse
+
+import pytest
+
+from conftest import ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-default-apps",
+]
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+PHONE_WIDTH = 390
+PAGE_BUDGET = 2 * 1024 * 1024
+"""Bytes a page may bring of its own: the HTML and its images (scripts, styles and fonts are shared and cached)."""
+
+pytestmark = pytest.mark.slow
+
+
+def site_pages(html: Path) -> list[str]:
+    """Every HTML page of the site, as paths relative to its root (theme fragments under _static excluded)."""
+    return sorted(p.relative_to(html).as_posix() for p in html.rglob("*.html") if p.relative_to(html).parts[0] != "_static")
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(built_book):
+    result, html = built_book
+    if result.returncode != 0:
+        pytest.fail("the book did not build; see test_book_builds_with_zero_warnings")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(html)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield html, f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+@dataclass
+class Visit:
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+    math_problems: list[str] = field(default_factory=list)
+    broken_images: list[str] = field(default_factory=list)
+    stuck_figures: list[str] = field(default_factory=list)
+    overflowing: list[str] = field(default_factory=list)
+    own_bytes: int = 0
+    total_bytes: int = 0
+    interactive_figures: int = 0
+
+
+MATH_JS = """async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) { await MathJax.startup.promise; }
+  const sources = document.querySelectorAll('.math, span.math, div.math').length;
+  const typeset = document.querySelectorAll('mjx-container').length;
+  const clone = document.body.cloneNode(true);
+  clone.querySelectorAll('pre, code, script, style, textarea, mjx-container, .highlight').forEach(e => e.remove());
+  const text = clone.innerText || clone.textContent;
+  const raw = ['\\\\(', '\\\\[', '$$'].filter(s => text.includes(s));
+  return {sources, typeset, raw, hasMathJax: !!window.MathJax};
+}"""
+
+IMAGES_JS = """() => Array.from(document.images)
+  .filter(img => !(img.complete && img.naturalWidth > 0))
+  .map(img => img.currentSrc || img.src)"""
+
+OVERFLOW_JS = """() => {
+  const width = document.documentElement.clientWidth;
+  const offenders = [];
+  const scrolls = el => { const o = getComputedStyle(el).overflowX; return o === 'auto' || o === 'scroll' || o === 'hidden'; };
+  for (const el of document.body.querySelectorAll('*')) {
+    if (!Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    if (!el.checkVisibility({visibilityProperty: true, opacityProperty: false})) continue;
+    const rect = el.getBoundingClientRect();
+    if (rect.width === 0 || rect.right <= width + 1) continue;
+    let clipped = false;
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      if (scrolls(a) && a.getBoundingClientRect().right <= width + 1) { clipped = true; break; }
+    }
+    if (!clipped) offenders.push(el.tagName.toLowerCase() + ': ' + el.textContent.trim().slice(0, 60));
+  }
+  if (document.documentElement.scrollWidth > width + 1) offenders.push('page scrolls sideways: ' + document.documentElement.scrollWidth + 'px');
+  return offenders;
+}"""
+
+
+def move_every_control(page, visit: Visit) -> None:
+    """Each kernel-free figure: Tab to each slider, press an arrow key, and the picture must change."""
+    figures = page.locator(".rope-interactive")
+    visit.interactive_figures = figures.count()
+    for f in range(figures.count()):
+        figure = figures.nth(f)
+        image = figure.locator("img.rope-frame")
+        sliders = figure.locator("input.rope-control")
+        for s in range(sliders.count()):
+            slider = sliders.nth(s)
+            slider.focus()
+            before = (image.get_attribute("src"), figure.locator("output").nth(s).inner_text())
+            at_end = slider.input_value() == slider.get_attribute("max")
+            page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
+            after = (image.get_attribute("src"), figure.locator("output").nth(s).inner_text())
+            name = figure.locator("label").nth(s).inner_text()
+            if after[0] == before[0] or after[1] == before[1]:
+                visit.stuck_figures.append(f"figure {f}, control {name!r}: picture or value did not change")
+
+
+@pytest.fixture(scope="module")
+def visits(site):
+    from playwright.sync_api import sync_playwright
+
+    html, base = site
+    origin = urlparse(base).netloc
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Visit] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        for name in site_pages(html):
+            visit = results.setdefault(name, Visit())
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+
+            def route(r, visit=visit):
+                if urlparse(r.request.url).netloc not in (origin, ""):
+                    visit.foreign_requests.append(r.request.url)
+                    r.abort()
+                else:
+                    r.continue_()
+
+            def sized(response, visit=visit):
+                length = int(response.headers.get("content-length", 0))
+                visit.total_bytes += length
+                path = urlparse(response.url).path
+                if path.endswith(".html") or "/_images/" in path:
+                    visit.own_bytes += length
+                if response.status >= 400:
+                    visit.failed_requests.append(f"{response.status} {response.url}")
+
+            page.route("**/*", route)
+            page.on("console", lambda m, visit=visit: m.type == "error" and visit.console_errors.append(m.text))
+            page.on("pageerror", lambda e, visit=visit: visit.console_errors.append(str(e)))
+            page.on("response", sized)
+            page.on(
+                "requestfailed",
+                lambda r, visit=visit: urlparse(r.url).netloc == origin and visit.failed_requests.append(f"{r.failure} {r.url}"),
+            )
+            page.goto(base + name, wait_until="networkidle")  # index.html redirects: wait until it settles
+            math = page.evaluate(MATH_JS)
+            if math["sources"] and (not math["hasMathJax"] or math["typeset"] < math["sources"]):
+                visit.math_problems.append(f"{math['typeset']} typeset of {math['sources']} math elements")
+            if math["raw"]:
+                visit.math_problems.append(f"raw TeX delimiters in the text: {math['raw']}")
+            page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+            page.wait_for_load_state("networkidle")
+            visit.broken_images = page.evaluate(IMAGES_JS)
+            move_every_control(page, visit)
+            page.evaluate("() => window.scrollTo(0, 0)")
+            page.screenshot(path=str(SCREENSHOTS / (name.replace("/", "__")[:-5] + ".png")), full_page=True)
+            page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
+            page.wait_for_timeout(200)
+            visit.overflowing = page.evaluate(OVERFLOW_JS)
+            context.close()
+        browser.close()
+    return results
+
+
+def failures(visits, attribute):
+    return {name: getattr(v, attribute) for name, v in visits.items() if getattr(v, attribute)}
+
+
+def test_the_site_has_every_chapter(site):
+    html, _ = site
+    pages = site_pages(html)
+    assert "book/intro.html" in pages and "book/rope_at_a_glance.html" in pages
+
+
+def test_no_console_errors(visits):
+    assert not failures(visits, "console_errors")
+
+
+def test_no_failed_requests(visits):
+    assert not failures(visits, "failed_requests")
+
+
+def test_no_request_leaves_the_site(visits):
+    assert not failures(visits, "foreign_requests")
+
+
+def test_math_is_typeset(visits):
+    assert not failures(visits, "math_problems")
+    assert visits["book/rope_at_a_glance.html"].math_problems == []
+
+
+def test_every_image_loads(visits):
+    assert not failures(visits, "broken_images")
+
+
+def test_every_interactive_figure_moves(visits):
+    assert not failures(visits, "stuck_figures")
+    assert sum(v.interactive_figures for v in visits.values()) >= 1
+
+
+def test_nothing_overflows_a_phone_screen(visits):
+    assert not failures(visits, "overflowing")
+
+
+def test_pages_stay_light(visits):
+    heavy = {name: v.own_bytes for name, v in visits.items() if v.own_bytes > PAGE_BUDGET}
+    assert not heavy, f"pages over {PAGE_BUDGET} bytes of their own: {heavy}"
+
+
+def test_screenshot_of_every_page(visits):
+    for name in visits:
+        assert (SCREENSHOTS / (name.replace("/", "__")[:-5] + ".png")).stat().st_size > 0
+
+
+class _Anchors(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if tag == "a" and "name" in attrs:
+            self.ids.add(attrs["name"])
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+
+
+def test_every_internal_link_and_anchor_resolves(site):
+    html, _ = site
+    parsed = {}
+    for name in site_pages(html):
+        parser = _Anchors()
+        parser.feed((html / name).read_text())
+        parsed[name] = parser
+    broken = []
+    for name, parser in parsed.items():
+        for href in parser.links:
+            if urlparse(href).scheme in ("http", "https", "mailto", "javascript"):
+                continue
+            target, fragment = urldefrag(urljoin(name, href))
+            target = unquote(target) or name
+            if not (html / target).is_file():
+                broken.append(f"{name}: {href} (no file {target})")
+            elif fragment and target.endswith(".html") and unquote(fragment) not in parsed.get(target, _Anchors()).ids:
+                broken.append(f"{name}: {href} (no anchor #{fragment} in {target})")
+    assert not broken, "\n".join(broken)
