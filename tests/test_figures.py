@@ -42,3 +42,43 @@ def test_live_form_redraws_when_a_slider_moves():
     first = output.outputs
     slider.value = 8
     assert output.outputs != first
+
+
+def test_static_form_has_one_frame_per_combination_and_labelled_controls():
+    import json
+    import re
+
+    from rope_lib.widgets.frequencies import wavelength_explorer
+
+    widget = wavelength_explorer()
+    page = widget.static_html()
+    frames = json.loads(re.search(r'<script type="application/json" class="rope-frames">(.*?)</script>', page, re.S).group(1))
+    assert len(frames) == 5 * 4
+    assert frames["3,1"]["alt"] == widget.figure(d=128, base=10000.0).alt_text
+    assert all(f["src"].startswith("data:image/png;base64,") for f in frames.values())
+    ids = re.findall(r'<input type="range" class="rope-control" id="([^"]+)"', page)
+    assert len(ids) == 2 and all(f'<label for="{i}">' in page and f'<output for="{i}"' in page for i in ids)
+    assert widget.static_html() != page, "a second static form on a page must get fresh element ids"
+
+
+def test_static_form_refuses_too_many_frames():
+    from rope_lib.widgets import MAX_FRAMES
+
+    many = tuple(range(MAX_FRAMES + 1))
+    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(2), (Control("d", "d", many, 0),))
+    with pytest.raises(ValueError, match=rf"{MAX_FRAMES + 1} = {MAX_FRAMES + 1} combinations, more than MAX_FRAMES={MAX_FRAMES}"):
+        widget.static_html()
+
+
+def test_script_safe_json_cannot_close_its_script_element():
+    from rope_lib.widgets import script_safe_json
+
+    text = script_safe_json({"alt": "</script><b>"})
+    assert "</" not in text and __import__("json").loads(text) == {"alt": "</script><b>"}
+
+
+def test_a_cell_shows_both_forms():
+    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
+    bundle = widget._repr_mimebundle_()
+    assert bundle["text/html"].startswith('<div class="rope-interactive"')
+    assert "text/plain" in bundle
