@@ -82,3 +82,12 @@ def test_a_cell_shows_both_forms():
     bundle = widget._repr_mimebundle_()
     assert bundle["text/html"].startswith('<div class="rope-interactive"')
     assert "text/plain" in bundle
+
+
+def test_a_figure_shows_with_its_description_as_alt_text():
+    import html
+
+    fig = plotting.plot_wavelengths(16)
+    shown = fig._repr_html_()
+    assert shown.startswith('<img class="rope-figure" src="data:image/png;base64,')
+    assert f'alt="{html.escape(fig.alt_text, quote=True)}"' in shown

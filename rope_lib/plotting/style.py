@@ -8,6 +8,8 @@ relies on colour alone. Colour maps are cividis (sequential) and PuOr
 
 from __future__ import annotations
 
+import base64
+import html
 import io
 
 from matplotlib.figure import Figure
@@ -29,7 +31,8 @@ PNG_DPI = 100
 
 
 class BookFigure(Figure):
-    """A Figure that knows its description and shows itself as a PNG in Jupyter, with no pyplot state."""
+    """A Figure that knows its description and shows itself, with no pyplot state: as a PNG with
+    that description as alternative text in Jupyter and on the website."""
 
     alt_text: str = ""
 
@@ -40,6 +43,11 @@ class BookFigure(Figure):
 
     def _repr_png_(self) -> bytes:
         return self.to_png()
+
+    def _repr_html_(self) -> str:
+        """The PNG inline with its description as alternative text: what the website shows."""
+        data = base64.b64encode(self.to_png()).decode("ascii")
+        return f'<img class="rope-figure" src="data:image/png;base64,{data}" alt="{html.escape(self.alt_text, quote=True)}">'
 
 
 def new_figure(alt: str, *, figsize: tuple[float, float] = (6.0, 3.5)) -> BookFigure:
