@@ -5,6 +5,7 @@ The public API is flat: `from rope_lib import apply_rope, precompute_freqs_cis, 
 
 from .attention import Attention, causal_mask, default_device
 from .complex_plane import complex_to_pair, exp_partial_sums, pair_to_complex
+from .decay import abel_bound, abel_sum, pair_products, partial_sums, relative_upper_bound, rope_sum
 from .frequencies import DEFAULT_BASE, angles, inv_freq, wavelengths
 from .layouts import (
     half_order,
@@ -51,6 +52,8 @@ from .tokens import (
 __all__ = [
     "DEFAULT_BASE",
     "Attention",
+    "abel_bound",
+    "abel_sum",
     "absolute_position_score",
     "angles",
     "apply_rope",
@@ -73,14 +76,18 @@ __all__ = [
     "interleaved_to_half",
     "inv_freq",
     "is_permutation_equivariant",
+    "pair_products",
     "pair_to_complex",
+    "partial_sums",
     "permute_rows_to_half",
     "permute_rows_to_interleaved",
     "precompute_freqs_cis",
     "projection",
+    "relative_upper_bound",
     "reshape_for_broadcast",
     "rope_angles",
     "rope_cos_sin",
+    "rope_sum",
     "rotary_matrix",
     "rotate_pairs",
     "rotate_quarter",
