@@ -1,9 +1,13 @@
 """Site fixes for the book's HTML pages, loaded by Jupyter Book as a local Sphinx extension.
 
-sphinx-thebe registers its configuration script twice under Jupyter Book 1.x; the
+1. sphinx-thebe registers its configuration script twice under Jupyter Book 1.x; the
 second copy re-declares a `const` and the browser reports a SyntaxError on every
 page (the two copies differ only in a filename of None and ""). Each page keeps
 the first copy of every script.
+
+2. The bibliography is a `role="list"` whose entries carry the deprecated ARIA
+role `doc-biblioentry`, so screen readers get a list with no items (axe:
+aria-required-children). The entries become list items.
 """
 
 
@@ -18,6 +22,12 @@ def keep_first_copy_of_each_script(app, pagename, templatename, context, doctree
     context["script_files"] = unique
 
 
+def bibliography_entries_as_list_items(app, pagename, templatename, context, doctree):
+    if "body" in context:
+        context["body"] = context["body"].replace('role="doc-biblioentry"', 'role="listitem"')
+
+
 def setup(app):
     app.connect("html-page-context", keep_first_copy_of_each_script)
+    app.connect("html-page-context", bibliography_entries_as_list_items)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
