@@ -70,3 +70,11 @@ def test_abel_summation_refuses_bad_counts():
     for bad in (0, -1, 2.0, True):
         with pytest.raises(ValueError, match="pairs must be a positive int"):
             symbolic.abel_summation(bad)
+
+
+def test_complex_and_vector_views_are_inverse():
+    a, b = sp.symbols("a b", real=True)
+    assert symbolic.as_vector(symbolic.as_complex(sp.Matrix([a, b]))) == sp.Matrix([a, b])
+    symbolic.assert_zero(symbolic.as_complex(symbolic.as_vector((a + sp.I * b) * sp.I)) - (-b + sp.I * a), "i·(a + ib)")
+    with pytest.raises(AssertionError, match="i·z is not z"):
+        symbolic.assert_zero(symbolic.as_complex(sp.Matrix([a, b])) * sp.I - (a + sp.I * b), "i·z is not z")
