@@ -338,3 +338,19 @@ def test_every_internal_link_and_anchor_resolves(site):
             elif fragment and target.endswith(".html") and unquote(fragment) not in parsed.get(target, _Anchors()).ids:
                 broken.append(f"{name}: {href} (no anchor #{fragment} in {target})")
     assert not broken, "\n".join(broken)
+
+
+def test_every_chapter_offers_its_executed_notebook(site):
+    import json
+
+    from test_chapters import chapters
+
+    html, _ = site
+    for chapter in chapters():
+        page = (html / f"{chapter}.html").read_text()
+        name = chapter.split("/")[-1]
+        assert f'href="../_sources/{chapter}.ipynb"' in page, f"{chapter}: no .ipynb in the download menu"
+        notebook = json.loads((html / "_sources" / f"{chapter}.ipynb").read_text())
+        code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+        assert code and all(cell.get("outputs") is not None for cell in code), name
+        assert any(cell["outputs"] for cell in code), f"{chapter}: the notebook carries no outputs"

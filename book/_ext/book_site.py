@@ -8,7 +8,17 @@ the first copy of every script.
 2. The bibliography is a `role="list"` whose entries carry the deprecated ARIA
 role `doc-biblioentry`, so screen readers get a list with no items (axe:
 aria-required-children). The entries become list items.
+
+3. Each chapter offers its executed notebook (.ipynb, outputs included) in the
+page's download menu, next to its MyST source: the notebook MyST-NB wrote
+while executing the chapter is copied beside the sources.
 """
+
+import shutil
+from pathlib import Path
+
+EXECUTED_NOTEBOOKS = "jupyter_execute"
+"""Where MyST-NB writes each executed notebook, beside the HTML output folder."""
 
 
 def keep_first_copy_of_each_script(app, pagename, templatename, context, doctree):
@@ -27,7 +37,30 @@ def bibliography_entries_as_list_items(app, pagename, templatename, context, doc
         context["body"] = context["body"].replace('role="doc-biblioentry"', 'role="listitem"')
 
 
+def executed_notebook(app, docname: str) -> Path:
+    return Path(app.outdir).parent / EXECUTED_NOTEBOOKS / f"{docname}.ipynb"
+
+
+def offer_the_notebook(app, pagename, templatename, context, doctree):
+    """Runs before the theme builds its download menu, which lists `ipynb_source` when it is set."""
+    if executed_notebook(app, pagename).is_file():
+        context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def copy_executed_notebooks(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    for docname in app.env.found_docs:
+        notebook = executed_notebook(app, docname)
+        if notebook.is_file():
+            target = Path(app.outdir) / "_sources" / f"{docname}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(notebook, target)
+
+
 def setup(app):
+    app.connect("html-page-context", offer_the_notebook, priority=450)
+    app.connect("build-finished", copy_executed_notebooks)
     app.connect("html-page-context", keep_first_copy_of_each_script)
     app.connect("html-page-context", bibliography_entries_as_list_items)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
