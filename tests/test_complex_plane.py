@@ -51,3 +51,17 @@ def test_bad_input_is_named():
         exp_partial_sums(1j, 0)
     with pytest.raises(TypeError, match="z must be a number"):
         exp_partial_sums("1j", 3)
+
+
+def test_sympy_reads_the_rotation_matrix_off_the_complex_product():
+    """The chapter's symbolic step, and a false version of it that must be caught."""
+    import sympy as sp
+
+    from rope_lib import symbolic
+
+    a, b, theta = sp.symbols("a b theta", real=True)
+    v = sp.Matrix([a, b])
+    turned = symbolic.as_vector(symbolic.as_complex(v) * sp.exp(sp.I * theta))
+    symbolic.assert_equal(turned.jacobian(v), symbolic.rotation_matrix(theta), "R(θ) from (a + ib)e^{iθ}")
+    with pytest.raises(AssertionError, match="R"):
+        symbolic.assert_equal(turned.jacobian(v), symbolic.rotation_matrix(-theta), "R(−θ) from (a + ib)e^{iθ}")
