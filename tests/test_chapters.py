@@ -43,6 +43,7 @@ def library_tests_text() -> str:
 @pytest.mark.parametrize("chapter", chapters())
 def test_chapter_has_objectives_summary_and_exercises(chapter):
     text = (ROOT / f"{chapter}.md").read_text()
+    assert text.startswith("---\njupytext:"), "a jupytext header, so Jupyter opens the chapter as a notebook"
     assert re.search(r"^\(ch-[\w-]+\)=\n# ", text, re.M), "a (ch-…)= label above the title"
     assert "```{admonition} After this chapter you can" in text, "learning objectives at the top"
     assert re.search(r"^## Summary\b", text, re.M), "a Summary section"
@@ -59,10 +60,21 @@ def test_chapter_has_objectives_summary_and_exercises(chapter):
 
 
 @pytest.mark.parametrize("chapter", chapters())
+def test_chapter_cites_labels_its_formulas_and_shows_library_source(chapter):
+    text = (ROOT / f"{chapter}.md").read_text()
+    labels = re.findall(r"^\$\$ \(([\w-]+)\)$", text, re.M)
+    assert labels, "labelled display equations"
+    assert any(f"{{eq}}`{label}`" in text for label in labels), "equations referenced with {eq}"
+    assert "{cite}`" in text, "a citation to book/references.bib"
+    assert "{literalinclude} ../rope_lib/" in text, "library code shown from its source, not retyped"
+
+
+@pytest.mark.parametrize("chapter", chapters())
 def test_every_library_function_a_chapter_uses_is_tested(chapter):
     text = (ROOT / f"{chapter}.md").read_text()
     used_text = "\n".join(code_cells(text)) + "\n" + "\n".join(re.findall(r":pyobject: ([\w.]+)", text))
     used = {name for name in public_library_names() if re.search(rf"\b{name}\b", used_text)}
     tests = library_tests_text()
-    untested = sorted(name for name in used if not re.search(rf"\b{name}\b", tests))
+    # a test must call the function (or construct the class), not merely mention its name
+    untested = sorted(name for name in used if not re.search(rf"\b{name}\s*\(", tests))
     assert not untested, f"{chapter} uses rope_lib names no library test mentions: {untested}"
