@@ -4,6 +4,11 @@ Queries and keys are rotated to their absolute positions before the scores, so
 each score depends only on the distance between the two tokens. Keys are
 rotated once, before they enter the cache, and never again: a decoding step at
 `start_pos` rotates its own query and key and reads the cached keys as stored.
+
+`scaling=` applies a context-extension rule (chapter "Longer contexts"). Dynamic
+NTK recomputes its frequencies from the current length at every call, as
+Hugging Face does, while the cached keys keep the rotation they were stored
+with: past the original context, cached decoding and a full pass disagree.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ import numbers
 import torch
 from torch import nn
 
-from .checks import check_base, check_even_dim, check_layout, check_positive_int
+from .checks import as_positions, check_base, check_even_dim, check_layout, check_positive_int
 from .frequencies import DEFAULT_BASE
 from .rope import apply_rope, compute_dtype, rope_cos_sin, rotate_pairs
+from .scaling import RopeScaling, check_rotary_dim, check_scaling
 
 
 def default_device() -> torch.device:
@@ -35,6 +41,8 @@ class Attention(nn.Module):
     optional grouped key/value heads, a causal mask and a KV cache filled at `start_pos`.
 
     device=None puts the module on CUDA when it is available (`default_device`).
+    scaling: a `RopeScaling` rule for longer contexts, or None for plain RoPE.
+    rotary_dim: rotate only the first rotary_dim coordinates of each head (None: all).
     """
 
     def __init__(
@@ -49,6 +57,8 @@ class Attention(nn.Module):
         layout: str = "interleaved",
         device=None,
         dtype: torch.dtype = torch.float32,
+        scaling: RopeScaling | None = None,
+        rotary_dim: int | None = None,
     ):
         super().__init__()
         dim = check_positive_int(dim, "dim")
@@ -64,6 +74,8 @@ class Attention(nn.Module):
         self.max_seq_len = check_positive_int(max_seq_len, "max_seq_len")
         self.theta = check_base(theta)
         self.layout = check_layout(layout)
+        self.scaling = check_scaling(scaling)
+        self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
         device = default_device() if device is None else torch.device(device)
         factory = {"device": device, "dtype": dtype}
 
@@ -73,12 +85,19 @@ class Attention(nn.Module):
         self.wo = nn.Linear(self.n_heads * self.head_dim, dim, bias=False, **factory)
 
         positions = torch.arange(self.max_seq_len, device=device)
-        cos, sin = rope_cos_sin(positions, self.head_dim, theta=self.theta, dtype=compute_dtype(dtype))
-        self.register_buffer("rope_cos", cos, persistent=False)  # (max_seq_len, D/2)
+        cos, sin = self._cos_sin(positions, seq_len=None, dtype=compute_dtype(dtype))
+        self.register_buffer("rope_cos", cos, persistent=False)  # (max_seq_len, rotary_dim/2)
         self.register_buffer("rope_sin", sin, persistent=False)
         cache_shape = (self.max_batch_size, self.max_seq_len, self.n_kv_heads, self.head_dim)
         self.register_buffer("cache_k", torch.zeros(cache_shape, **factory), persistent=False)  # (B, S, Hkv, D)
         self.register_buffer("cache_v", torch.zeros(cache_shape, **factory), persistent=False)
+
+    def _cos_sin(self, positions, *, seq_len: int | None, dtype: torch.dtype):
+        """cos/sin tables for `positions` under the scaling rule; seq_len is the current length (dynamic NTK)."""
+        if self.scaling is None:
+            return rope_cos_sin(positions, self.rotary_dim, theta=self.theta, dtype=dtype)
+        freqs = self.scaling.frequencies(self.rotary_dim, self.theta, seq_len)
+        return rope_cos_sin(positions, self.rotary_dim, theta=self.theta, dtype=dtype, inv_freq=freqs, attention_factor=self.scaling.attention_factor)
 
     def reset_cache(self) -> None:
         """Forget every cached key and value."""
@@ -127,9 +146,13 @@ class Attention(nn.Module):
         end = start_pos + seq
 
         q, k, v = self._project(x)
-        cos, sin = self.rope_cos[start_pos:end], self.rope_sin[start_pos:end]  # (T, D/2)
-        q = rotate_pairs(q, cos, sin, layout=self.layout)
-        k = rotate_pairs(k, cos, sin, layout=self.layout)
+        if self.scaling is not None and self.scaling.is_dynamic and end > self.scaling.original_max_len:
+            # frequencies for the current length; the keys already cached keep their old rotation
+            cos, sin = self._cos_sin(torch.arange(start_pos, end, device=x.device), seq_len=end, dtype=self.rope_cos.dtype)
+        else:
+            cos, sin = self.rope_cos[start_pos:end], self.rope_sin[start_pos:end]  # (T, rotary_dim/2)
+        q = rotate_pairs(q, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)
+        k = rotate_pairs(k, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)
         self.cache_k[:batch, start_pos:end] = k
         self.cache_v[:batch, start_pos:end] = v
         keys = self._repeat_kv(self.cache_k[:batch, :end])  # (B, start_pos + T, H, D)
@@ -145,11 +168,17 @@ class Attention(nn.Module):
         """Pre-softmax scores q_m·k_n/√D (B, H, T, T) for tokens x (B, T, dim) placed at `positions`.
 
         Uses no cache and no mask: the quantity the relative-position property is about.
+        Dynamic NTK takes its frequencies for the length max(positions) + 1.
         """
         self._check_input(x)
         q, k, _ = self._project(x)
-        q = apply_rope(q, positions, theta=self.theta, layout=self.layout)
-        k = self._repeat_kv(apply_rope(k, positions, theta=self.theta, layout=self.layout))
+        rope = {"theta": self.theta, "layout": self.layout, "rotary_dim": self.rotary_dim}
+        if self.scaling is not None:
+            pos = as_positions(positions, device=x.device)
+            seq_len = int(pos.max()) + 1 if pos.numel() else None
+            rope |= {"inv_freq": self.scaling.frequencies(self.rotary_dim, self.theta, seq_len), "attention_factor": self.scaling.attention_factor}
+        q = apply_rope(q, positions, **rope)
+        k = self._repeat_kv(apply_rope(k, positions, **rope))
         return self._dot(q, k)
 
     def _dot(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:

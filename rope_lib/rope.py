@@ -4,6 +4,10 @@
 * the complex form with Meta's names and signatures, `precompute_freqs_cis`
   and `apply_rotary_emb` (RoFormer eq. 12 applied pair by pair).
 
+Context extension plugs in through `inv_freq=` (rescaled frequencies from
+`rope_lib.scaling`), `attention_factor=` (YaRN's multiplier of cos and sin) and
+`rotary_dim=` (partial rotary: only the first rotary_dim coordinates turn).
+
 Angles are always computed in float64 from integer positions and only the
 cos/sin outputs are cast: in bf16, position 257 would round to 256.
 Shapes: B batch, T tokens, H heads, D head dimension (chapter "Introduction").
@@ -14,7 +18,9 @@ from __future__ import annotations
 import torch
 
 from .checks import as_positions, check_bthd, check_even_dim, check_layout, check_positive_int
-from .frequencies import DEFAULT_BASE, inv_freq
+from . import frequencies
+from .frequencies import DEFAULT_BASE
+from .scaling import check_attention_factor, check_frequencies, check_rotary_dim
 
 
 def compute_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -22,17 +28,31 @@ def compute_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.float64 if dtype == torch.float64 else torch.float32
 
 
-def rope_angles(positions, dim: int, *, theta: float = DEFAULT_BASE) -> torch.Tensor:
-    """m·θ_i in float64, shape positions.shape + (dim/2,), on the positions' device."""
+def rope_angles(positions, dim: int, *, theta: float = DEFAULT_BASE, inv_freq=None) -> torch.Tensor:
+    """m·θ_i in float64, shape positions.shape + (dim/2,), on the positions' device.
+
+    inv_freq: optional dim/2 frequencies that replace theta^(−2i/dim), e.g. a
+    context-extension rule of `rope_lib.scaling` (chapter "Longer contexts").
+    """
     positions = as_positions(positions)
-    freqs = torch.from_numpy(inv_freq(dim, theta)).to(positions.device)  # (D/2,) float64
+    if inv_freq is None:
+        freqs = frequencies.inv_freq(dim, theta)
+    else:
+        freqs = check_frequencies(inv_freq, check_even_dim(dim, "dim") // 2)
+    freqs = torch.from_numpy(freqs).to(positions.device)  # (D/2,) float64
     return positions.to(torch.float64)[..., None] * freqs  # (..., D/2)
 
 
-def rope_cos_sin(positions, dim: int, *, theta: float = DEFAULT_BASE, dtype: torch.dtype = torch.float32):
-    """cos(m·θ_i) and sin(m·θ_i), each shape positions.shape + (dim/2,), cast to `dtype` at the end."""
-    a = rope_angles(positions, dim, theta=theta)
-    return a.cos().to(dtype), a.sin().to(dtype)
+def rope_cos_sin(
+    positions, dim: int, *, theta: float = DEFAULT_BASE, dtype: torch.dtype = torch.float32, inv_freq=None, attention_factor: float = 1.0
+):
+    """cos(m·θ_i) and sin(m·θ_i), each shape positions.shape + (dim/2,), cast to `dtype` at the end.
+
+    Both are multiplied by attention_factor (1 but for YaRN), in float64, as Hugging Face does.
+    """
+    factor = check_attention_factor(attention_factor)
+    a = rope_angles(positions, dim, theta=theta, inv_freq=inv_freq)
+    return (a.cos() * factor).to(dtype), (a.sin() * factor).to(dtype)
 
 
 def expand_to_pairs(t: torch.Tensor, layout: str) -> torch.Tensor:
@@ -54,57 +74,82 @@ def rotate_quarter(x: torch.Tensor, layout: str) -> torch.Tensor:
     return torch.cat([-b, a], dim=-1)
 
 
-def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "interleaved") -> torch.Tensor:
+def rotate_pairs(
+    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "interleaved", rotary_dim: int | None = None
+) -> torch.Tensor:
     """RoFormer eq. 34, x⊗cos + rotate(x)⊗sin, on x (B, T, H, D) with tables (T, D/2) or (B, T, D/2).
 
     Computed in float32 (float64 for float64 x) and returned in x's dtype.
+    rotary_dim: rotate only the first rotary_dim coordinates of each head (tables
+    (T, rotary_dim/2)) and pass the rest through, as GPT-NeoX and GPT-J do.
     """
     check_bthd(x, "x")
     check_layout(layout)
     batch, seq, _, dim = x.shape
+    rot = check_rotary_dim(rotary_dim, dim)
+    half = "D/2" if rotary_dim is None else "rotary_dim/2"
     want = compute_dtype(x.dtype)
     for name, table in (("cos", cos), ("sin", sin)):
         if not isinstance(table, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(table).__name__}")
-        if table.shape not in ((seq, dim // 2), (batch, seq, dim // 2)):
+        if table.shape not in ((seq, rot // 2), (batch, seq, rot // 2)):
             raise ValueError(
-                f"{name} must have shape (T, D/2) = ({seq}, {dim // 2}) or (B, T, D/2) = ({batch}, {seq}, {dim // 2}) "
+                f"{name} must have shape (T, {half}) = ({seq}, {rot // 2}) or (B, T, {half}) = ({batch}, {seq}, {rot // 2}) "
                 f"to match x of shape {tuple(x.shape)}, got {tuple(table.shape)}"
             )
         if table.device != x.device:
             raise ValueError(f"{name} must be on x's device {x.device}, got {table.device}")
         if table.dtype != want:
             raise TypeError(f"{name} must have dtype {want} to rotate x of dtype {x.dtype}, got {table.dtype}")
-    c = expand_to_pairs(cos, layout).unsqueeze(-2)  # (T, 1, D) or (B, T, 1, D)
+    c = expand_to_pairs(cos, layout).unsqueeze(-2)  # (T, 1, rot) or (B, T, 1, rot)
     s = expand_to_pairs(sin, layout).unsqueeze(-2)
     xc = x.to(want)
-    return (xc * c + rotate_quarter(xc, layout) * s).to(x.dtype)  # (B, T, H, D)
+    head = xc[..., :rot]  # (B, T, H, rot): the coordinates that turn
+    out = head * c + rotate_quarter(head, layout) * s
+    if rot < dim:
+        out = torch.cat([out, xc[..., rot:]], dim=-1)  # the other D − rot pass through
+    return out.to(x.dtype)  # (B, T, H, D)
 
 
-def apply_rope(x: torch.Tensor, positions, *, theta: float = DEFAULT_BASE, layout: str = "interleaved") -> torch.Tensor:
+def apply_rope(
+    x: torch.Tensor,
+    positions,
+    *,
+    theta: float = DEFAULT_BASE,
+    layout: str = "interleaved",
+    inv_freq=None,
+    attention_factor: float = 1.0,
+    rotary_dim: int | None = None,
+) -> torch.Tensor:
     """Rotate every head vector of x (B, T, H, D) to its position.
 
     positions: integers, shape (T,) or (B, T), on x's device (a range or list is accepted too).
+    inv_freq, attention_factor, rotary_dim: see `rope_cos_sin` and `rotate_pairs`;
+    without inv_freq the frequencies are theta^(−2i/rotary_dim).
     """
     check_bthd(x, "x")
     pos = as_positions(positions, device=x.device)
     batch, seq = x.shape[:2]
     if pos.shape not in ((seq,), (batch, seq)):
         raise ValueError(f"positions must have shape (T,) = ({seq},) or (B, T) = ({batch}, {seq}), got {tuple(pos.shape)}")
-    cos, sin = rope_cos_sin(pos, x.shape[-1], theta=theta, dtype=compute_dtype(x.dtype))
-    return rotate_pairs(x, cos, sin, layout=layout)
+    rot = check_rotary_dim(rotary_dim, x.shape[-1])
+    cos, sin = rope_cos_sin(pos, rot, theta=theta, dtype=compute_dtype(x.dtype), inv_freq=inv_freq, attention_factor=attention_factor)
+    return rotate_pairs(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
 
 
-def precompute_freqs_cis(dim: int, end: int, theta: float = DEFAULT_BASE, *, dtype: torch.dtype = torch.complex64, device=None) -> torch.Tensor:
+def precompute_freqs_cis(
+    dim: int, end: int, theta: float = DEFAULT_BASE, *, dtype: torch.dtype = torch.complex64, device=None, inv_freq=None
+) -> torch.Tensor:
     """e^{i·m·θ_j} for m = 0 … end−1, shape (end, dim/2): Meta's table of unit complex numbers.
 
-    Use dtype=torch.complex128 to rotate float64 inputs.
+    Use dtype=torch.complex128 to rotate float64 inputs; inv_freq replaces the
+    frequencies (Meta's use_scaled=True is inv_freq=rope_lib.llama3_inv_freq(dim, theta)).
     """
     dim = check_even_dim(dim, "dim")
     end = check_positive_int(end, "end")
     if dtype not in (torch.complex64, torch.complex128):
         raise TypeError(f"dtype must be torch.complex64 or torch.complex128, got {dtype}")
-    a = rope_angles(torch.arange(end, device=device), dim, theta=theta)  # (end, D/2) float64
+    a = rope_angles(torch.arange(end, device=device), dim, theta=theta, inv_freq=inv_freq)  # (end, D/2) float64
     return torch.polar(torch.ones_like(a), a).to(dtype)  # (end, D/2)
 
 
