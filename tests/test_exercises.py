@@ -1,0 +1,277 @@
+"""rope_lib.exercises: each check passes the chapter's reference solution, and fails typical wrong
+answers with a hint that names the property that failed, never raising for a wrong answer."""
+
+import cmath
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import rope_lib
+from rope_lib import decay, exercises
+from rope_lib.exercises import (
+    CheckResult,
+    check_attention_by_hand,
+    check_first_below_half,
+    check_rope_half,
+    check_rope_pairs,
+    check_rotate,
+    check_score_complex,
+    check_terms_needed,
+    check_walk_encoding,
+)
+
+
+def failed(result: CheckResult, *words: str) -> bool:
+    """The check did not pass and its hint names every one of `words`."""
+    return isinstance(result, CheckResult) and not result and all(w in result.message for w in words)
+
+
+# ---- reference solutions, as the chapters' hidden solution cells write them ----
+
+
+def rope_pairs(x, m, base=10000.0):
+    d = len(x)
+    a = m * base ** (-np.arange(0, d, 2) / d)
+    even, odd = x[0::2], x[1::2]
+    out = np.empty_like(x)
+    out[0::2] = even * np.cos(a) - odd * np.sin(a)
+    out[1::2] = odd * np.cos(a) + even * np.sin(a)
+    return out
+
+
+def attention_by_hand(x, w_q, w_k, w_v, scale=True, over_queries=False):
+    n_tok, dim = len(x), len(w_q)
+    mat_vec = lambda w, v: [sum(w[r][c] * v[c] for c in range(len(v))) for r in range(len(w))]  # noqa: E731
+    q, k, v = ([mat_vec(w, xi) for xi in x] for w in (w_q, w_k, w_v))
+    s = [[sum(q[m][j] * k[n][j] for j in range(dim)) / (math.sqrt(dim) if scale else 1) for n in range(n_tok)] for m in range(n_tok)]
+    if over_queries:
+        a = [[math.exp(s[m][n]) / sum(math.exp(s[i][n]) for i in range(n_tok)) for n in range(n_tok)] for m in range(n_tok)]
+    else:
+        a = [[math.exp(s[m][n]) / sum(math.exp(s[m][j]) for j in range(n_tok)) for n in range(n_tok)] for m in range(n_tok)]
+    return np.array([[sum(a[m][n] * v[n][j] for n in range(n_tok)) for j in range(len(v[0]))] for m in range(n_tok)])
+
+
+def walk_encoding(seq_len, d, step_position=-1, first=None):
+    step = rope_lib.rotary_matrix(step_position, d)
+    rows = [rope_lib.sinusoidal_position(0, d) if first is None else first]
+    for _ in range(seq_len - 1):
+        rows.append(step @ rows[-1])
+    return np.array(rows)
+
+
+def terms_needed(x, tol, count_terms=False, real_only=False):
+    target, total, k = complex(math.cos(x), math.sin(x)), 0j, 0
+    while True:
+        total += (1j * x) ** k / math.factorial(k)
+        gap = abs(total.real - target.real) if real_only else abs(total - target)
+        if gap < tol:
+            return k + 1 if count_terms else k
+        k += 1
+
+
+def rotate(vec, angle):
+    z = complex(vec[0], vec[1]) * cmath.exp(1j * angle)
+    return np.array([z.real, z.imag])
+
+
+def score_complex(q, k, m, n, theta):
+    zq, zk = complex(*q), complex(*k)
+    return (zq * zk.conjugate() * cmath.exp(1j * (m - n) * theta)).real
+
+
+def first_below_half(d, base, far=4096):
+    curve = decay.relative_upper_bound(np.arange(far + 1), d, base)
+    return int(np.argmax(curve < curve[0] / 2))
+
+
+def rotate_half(x):
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat([-x2, x1], dim=-1)
+
+
+def rope_half(x, positions):
+    cos, sin = rope_lib.rope_cos_sin(positions, x.shape[-1], dtype=x.dtype)  # (T, D/2)
+    cos, sin = torch.cat([cos, cos], -1)[:, None, :], torch.cat([sin, sin], -1)[:, None, :]  # (T, 1, D)
+    return x * cos + rotate_half(x) * sin
+
+
+REFERENCES = [
+    (check_rope_pairs, rope_pairs),
+    (check_attention_by_hand, attention_by_hand),
+    (check_walk_encoding, walk_encoding),
+    (check_terms_needed, terms_needed),
+    (check_rotate, rotate),
+    (check_score_complex, score_complex),
+    (check_first_below_half, first_below_half),
+    (check_rope_half, rope_half),
+]
+
+
+@pytest.mark.parametrize("check, solution", REFERENCES, ids=[c.__name__ for c, _ in REFERENCES])
+def test_each_check_passes_the_reference_solution(check, solution, capsys):
+    result = check(solution)
+    assert result and result.passed, result.message
+    assert "PASSED" in capsys.readouterr().out, "the check prints its verdict"
+
+
+@pytest.mark.parametrize("check", [c for c, _ in REFERENCES], ids=[c.__name__ for c, _ in REFERENCES])
+def test_each_check_refuses_what_is_not_a_function(check):
+    with pytest.raises(TypeError, match="expects your function"):
+        check(42)
+
+
+@pytest.mark.parametrize("check", [c for c, _ in REFERENCES], ids=[c.__name__ for c, _ in REFERENCES])
+def test_an_answer_that_raises_is_reported_not_raised(check):
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("oops")
+
+    result = check(broken)
+    assert failed(result, "raised ZeroDivisionError: oops")
+
+
+def test_every_coding_exercise_has_a_check():
+    """One check per coding exercise of the chapters, and each is exported by name."""
+    checks = sorted(name for name in vars(exercises) if name.startswith("check_"))
+    assert checks == sorted(c.__name__ for c, _ in REFERENCES)
+
+
+# ---- typical wrong answers: each fails with a hint that names what is wrong ----
+
+
+def test_rope_pairs_hints():
+    def half_layout(x, m, base=10000.0):
+        return rope_lib.rotary_matrix(m, len(x), base, layout="half") @ x
+
+    def clockwise(x, m, base=10000.0):
+        return rope_pairs(x, -m, base)
+
+    def from_one(x, m, base=10000.0):
+        d = len(x)
+        a = m * base ** (-np.arange(2, d + 2, 2) / d)
+        out = np.empty_like(x)
+        out[0::2] = x[0::2] * np.cos(a) - x[1::2] * np.sin(a)
+        out[1::2] = x[1::2] * np.cos(a) + x[0::2] * np.sin(a)
+        return out
+
+    def ignores_base(x, m, base=10000.0):
+        return rope_pairs(x, m)
+
+    def sin_cos_swapped(x, m, base=10000.0):
+        a = m * base ** (-np.arange(0, len(x), 2) / len(x))
+        out = np.empty_like(x)
+        out[0::2] = x[0::2] * np.sin(a) - x[1::2] * np.cos(a)
+        out[1::2] = x[1::2] * np.sin(a) + x[0::2] * np.cos(a)
+        return out
+
+    assert failed(check_rope_pairs(half_layout), "pairing", "half layout", "m=1")
+    assert failed(check_rope_pairs(clockwise), "direction")
+    assert failed(check_rope_pairs(from_one), "frequencies", "counted from 0")
+    assert failed(check_rope_pairs(ignores_base), "base")
+    assert failed(check_rope_pairs(sin_cos_swapped), "position 0", "unchanged")
+    assert failed(check_rope_pairs(lambda x, m, base=10000.0: x[:-1]), "shape")
+
+
+def test_attention_by_hand_hints():
+    assert failed(check_attention_by_hand(lambda *a: attention_by_hand(*a, scale=False)), "scaling", "√d_k")
+    assert failed(check_attention_by_hand(lambda *a: attention_by_hand(*a, over_queries=True)), "normalisation", "over the keys")
+    assert failed(check_attention_by_hand(lambda x, w_q, w_k, w_v: rope_lib.self_attention(x, w_q, w_k, w_v)[1]), "shape")
+
+
+def test_walk_encoding_hints():
+    def swapped(seq_len, d):
+        return walk_encoding(seq_len, d, first=np.tile([1.0, 0.0], d // 2))
+
+    def from_one(seq_len, d):
+        w = 10000.0 ** (-np.arange(2, d + 2, 2) / d)
+        table = np.empty((seq_len, d))
+        table[:, 0::2], table[:, 1::2] = np.sin(np.outer(np.arange(seq_len), w)), np.cos(np.outer(np.arange(seq_len), w))
+        return table
+
+    assert failed(check_walk_encoding(swapped), "sin and cos swapped", "even columns hold sines")
+    assert failed(check_walk_encoding(lambda n, d: walk_encoding(n, d, step_position=1)), "direction", "R^d_(Θ,−1)")
+    assert failed(check_walk_encoding(from_one), "frequencies", "counted from 0")
+    assert failed(check_walk_encoding(lambda n, d: walk_encoding(n + 1, d)[1:]), "off by one")
+    assert failed(check_walk_encoding(lambda n, d: walk_encoding(n, d)[:-1]), "shape")
+
+
+def test_terms_needed_hints():
+    assert failed(check_terms_needed(lambda x, tol: terms_needed(x, tol, count_terms=True)), "not the smallest", "count terms")
+    assert failed(check_terms_needed(lambda x, tol: terms_needed(x, tol, real_only=True)), "not yet within tol", "imaginary part")
+    assert failed(check_terms_needed(lambda x, tol: float(terms_needed(x, tol))), "whole number")
+    assert failed(check_terms_needed(lambda x, tol: terms_needed(x, tol) - 1), "not yet within tol")
+
+
+def test_rotate_hints():
+    def clockwise(vec, angle):
+        return rotate(vec, -angle)
+
+    def degrees(vec, angle):
+        return rotate(vec, math.radians(angle))
+
+    def as_complex(vec, angle):
+        return complex(vec[0], vec[1]) * cmath.exp(1j * angle)
+
+    assert failed(check_rotate(clockwise), "direction", "counter-clockwise")
+    assert failed(check_rotate(degrees), "units", "radians")
+    assert failed(check_rotate(as_complex), "complex number", "plane vector")
+    assert failed(check_rotate(lambda vec, angle: 2 * rotate(vec, angle)), "keeps lengths")
+
+
+def test_score_complex_hints():
+    def flipped(q, k, m, n, theta):
+        return score_complex(q, k, n, m, theta)
+
+    def no_conjugate(q, k, m, n, theta):
+        return (complex(*q) * complex(*k) * cmath.exp(1j * (m - n) * theta)).real
+
+    def absolute(q, k, m, n, theta):
+        return (complex(*q) * complex(*k).conjugate() * cmath.exp(1j * (m + n) * theta)).real
+
+    def whole_complex(q, k, m, n, theta):
+        return complex(*q) * complex(*k).conjugate() * cmath.exp(1j * (m - n) * theta)
+
+    assert failed(check_score_complex(flipped), "sign", "(m − n)θ")
+    assert failed(check_score_complex(no_conjugate), "conjugate")
+    assert failed(check_score_complex(absolute), "m − n only")
+    assert failed(check_score_complex(whole_complex), "real part")
+
+
+def test_first_below_half_hints():
+    assert failed(check_first_below_half(lambda d, base: first_below_half(d, base) - 1), "not yet below half")
+    assert failed(check_first_below_half(lambda d, base: first_below_half(d, base) + 5), "not the first")
+    assert failed(check_first_below_half(lambda d, base: first_below_half(d, 10000.0)), "pass base on")
+    assert failed(check_first_below_half(lambda d, base: 0), "positive distance")
+
+
+def test_rope_half_hints():
+    def interleaved(x, positions):
+        return rope_lib.apply_rope(x, positions)
+
+    def from_zero(x, positions):
+        return rope_half(x, torch.arange(x.shape[1]))
+
+    def swapped(x, positions):
+        cos, sin = rope_lib.rope_cos_sin(positions, x.shape[-1], dtype=x.dtype)
+        cos, sin = torch.cat([cos, cos], -1)[:, None, :], torch.cat([sin, sin], -1)[:, None, :]
+        return x * sin + rotate_half(x) * cos
+
+    def wrong_sign(x, positions):
+        cos, sin = rope_lib.rope_cos_sin(positions, x.shape[-1], dtype=x.dtype)
+        cos, sin = torch.cat([cos, cos], -1)[:, None, :], torch.cat([sin, sin], -1)[:, None, :]
+        x1, x2 = x.chunk(2, dim=-1)
+        return x * cos + torch.cat([x2, -x1], dim=-1) * sin
+
+    assert failed(check_rope_half(interleaved), "pairing", "half layout pairs x_i with x_(i+D/2)")
+    assert failed(check_rope_half(from_zero), "positions", "start_pos = 50")
+    assert failed(check_rope_half(swapped), "cos and sin swapped")
+    assert failed(check_rope_half(wrong_sign), "direction")
+    assert failed(check_rope_half(lambda x, positions: rope_half(x, positions).float()), "dtype")
+    assert failed(check_rope_half(lambda x, positions: rope_half(x, positions).numpy()), "torch.Tensor")
+
+
+def test_a_check_result_reads_as_its_verdict():
+    result = CheckResult("glance-ex-code", False, "pairing — …")
+    assert not result and str(result).startswith("NOT YET (glance-ex-code)")
+    assert CheckResult("x", True, "fine") and repr(CheckResult("x", True, "fine")).startswith("PASSED")
