@@ -118,7 +118,9 @@ def dynamic_ntk_factor(factor: float, seq_len: int, original_max_len: int) -> fl
     factor = check_factor(factor)
     seq_len = check_positive_int(seq_len, "seq_len")
     original_max_len = check_positive_int(original_max_len, "original_max_len")
-    return factor * max(seq_len, original_max_len) / original_max_len - (factor - 1)
+    if seq_len <= original_max_len:
+        return 1.0  # exactly: the formula would give 1 up to rounding
+    return factor * seq_len / original_max_len - (factor - 1)
 
 
 def dynamic_ntk_inv_freq(d: int, base: float = DEFAULT_BASE, factor: float = 2.0, *, seq_len: int, original_max_len: int) -> np.ndarray:
