@@ -28,6 +28,7 @@ def tiny_book(folder: Path, cell: str) -> Path:
     config.pop("bibtex_bibfiles", None)
     config["sphinx"]["config"].pop("bibtex_reference_style", None)
     config["sphinx"]["config"].pop("html_static_path", None)
+    config["sphinx"].pop("local_extensions", None)
     config["only_build_toc_files"] = True
     folder.mkdir()
     (folder / "_config.yml").write_text(yaml.safe_dump(config))
