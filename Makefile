@@ -6,8 +6,12 @@ BOOK_DEPS := $(VENV)/.book-deps
 TEST_DEPS := $(VENV)/.test-deps
 LIB_STAMP := _build/.rope_lib-stamp
 PORT ?= 8000
+# reveal.js for the slide decks, from npm, pinned: the 4.x series that nbconvert 7.17's reveal template is written for.
+REVEAL_VERSION := 4.6.0
+REVEAL := $(VENV)/reveal.js/node_modules/reveal.js
+REVEAL_STAMP := $(VENV)/reveal.js/.reveal-$(REVEAL_VERSION)
 
-.PHONY: book test serve clean
+.PHONY: book slides test serve clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,10 +29,20 @@ $(LIB_STAMP): $(wildcard rope_lib/*.py)
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
-book: $(BOOK_DEPS) $(LIB_STAMP)
-	$(BIN)/jupyter-book build . -W -n --keep-going
+$(REVEAL_STAMP): | $(BIN)/python
+	npm install --prefix $(VENV)/reveal.js --no-audit --no-fund --no-save reveal.js@$(REVEAL_VERSION)
+	touch $@
 
-test: $(TEST_DEPS)
+# The site, then one reveal.js deck per chapter in _build/html/slides/ (book/_ext/slides.py), so a
+# later `make book` never leaves the teacher's guide pointing at missing or stale decks.
+book: $(BOOK_DEPS) $(LIB_STAMP) $(REVEAL_STAMP)
+	$(BIN)/jupyter-book build . -W -n --keep-going
+	$(BIN)/python book/_ext/slides.py _build --reveal $(REVEAL)
+
+# The decks are made from the notebooks the book build executed: `make slides` is `make book`.
+slides: book
+
+test: $(TEST_DEPS) $(REVEAL_STAMP)
 	bash tests/install_chromium.sh
 	$(BIN)/python -m pytest
 

@@ -1,0 +1,251 @@
+"""Each chapter as a reveal.js slide deck, made from the notebook MyST-NB executed, for the classroom.
+
+Cells tagged in the chapter sources decide what goes on slides (everything
+untagged is left out):
+
+    slide      starts a new slide              (markdown: `+++ {"tags": ["slide"]}`)
+    subslide   starts a slide below the last one (reveal.js's vertical slides)
+    fragment   appears on the current slide at the next key press
+    notes      speaker notes (press "s" in the deck)
+    slide-code on a code cell: show its code too; by default a slide shows a code cell's outputs only
+
+Tags become nbconvert's `slideshow.slide_type`; the MyST that plain Markdown
+lacks (labels, roles, directive fences) is rewritten into Markdown, with glued
+numbers filled in from the chapter's glue file. Interactive figures keep their
+kernel-free form (the site's script and style are inlined into the deck).
+
+The decks go to `<html>/slides/<chapter>.slides.html`. They load nothing from
+another host: reveal.js (installed from npm by `make slides`, copied to
+`<html>/slides/reveal.js/`) and MathJax (the site's own copy in `_static/mathjax`)
+are local, so a classroom without network can present from `make serve`.
+
+Run as `python book/_ext/slides.py BUILD_DIR [--reveal REVEAL_DIR]` (what `make slides`
+does, BUILD_DIR being the folder that holds `jupyter_execute/` and `html/`), or
+register it as a Sphinx extension (`slides: book/_ext/` under `sphinx.local_extensions`
+in `_config.yml`) so that every book build writes the decks too.
+
+This module sits with the site's other build code in book/_ext, which the book
+build excludes; it is not part of rope_lib, which holds what the chapters teach.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+
+HERE = Path(__file__).resolve().parent
+BOOK = HERE.parent
+TEMPLATES = HERE / "slides_template"
+TEMPLATE_NAME = "rope_reveal"
+STATIC = BOOK / "_static"
+
+SLIDE_TAGS = {"slide": "slide", "subslide": "subslide", "fragment": "fragment", "notes": "notes"}
+"""Cell tag → nbconvert slide_type; a cell with none of these tags is skipped."""
+SHOW_CODE_TAG = "slide-code"
+
+REVEAL_VERSION = "4.6.0"
+"""The reveal.js that nbconvert 7.17's reveal template is written for: the 4.x series (its default is 4.0.2)."""
+REVEAL_THEME = "white"
+REVEAL_FILES = ("dist/reveal.js", "dist/reveal.css", f"dist/theme/{REVEAL_THEME}.css", "dist/theme/fonts", "plugin/notes", "LICENSE")
+"""What a deck loads, and only that: the other themes import web fonts from another host."""
+REVEAL_PREFIX = "reveal.js"
+"""reveal.js beside the decks, so each deck loads it from `slides/reveal.js/`."""
+MATHJAX_URL = "../_static/mathjax/tex-chtml.js"
+"""The site's own MathJax (sphinx-mathjax-offline), seen from `slides/`."""
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def chapter_notebooks(executed: Path) -> list[Path]:
+    """The executed chapters (`jupyter_execute/book/*.ipynb`) whose sources tag at least one cell for slides."""
+    return sorted(p for p in (executed / "book").glob("*.ipynb") if any(slide_type(c) != "skip" for c in nbformat.read(p, 4).cells))
+
+
+def slide_type(cell) -> str:
+    tags = cell.get("metadata", {}).get("tags", [])
+    return next((SLIDE_TAGS[t] for t in tags if t in SLIDE_TAGS), "skip")
+
+
+# ---- MyST → Markdown for the slides ----------------------------------------------------------
+
+_ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
+_LABEL_LINE = re.compile(r"^\([\w-]+\)=\s*$", re.M)
+_EQUATION_LABEL = re.compile(r"^\$\$\s*\(([\w-]+)\)\s*$", re.M)
+_FENCE = re.compile(r"^(```+|:::+)\{([\w-]+)\}[ \t]*(.*?)\n(.*?)^\1[ \t]*$", re.M | re.S)
+_OPTION = re.compile(r"^:[\w-]+:.*\n?", re.M)
+
+
+def _bib_labels(bib: Path) -> dict[str, str]:
+    """'su2021roformer' → 'Su et al. 2021', from book/references.bib."""
+    labels = {}
+    for key, body in re.findall(r"@\w+\{([\w-]+),(.*?)\n\}", bib.read_text() if bib.is_file() else "", re.S):
+        authors = re.search(r"author\s*=\s*\{(.*)\},?\s*$", body, re.M)
+        year = re.search(r"year\s*=\s*\{?(\d{4})", body)
+        surnames = [a.split(",")[0].strip(" {}") for a in authors.group(1).split(" and ")] if authors else [key]
+        name = surnames[0] + (" et al." if len(surnames) > 2 else f" and {surnames[1]}" if len(surnames) == 2 else "")
+        labels[key] = f"{name} {year.group(1) if year else ''}".strip()
+    return labels
+
+
+def _glue_text(glue: dict, spec: str) -> str:
+    name, _, fmt = spec.partition(":")
+    value = glue.get(name, {}).get("data", {}).get("text/plain", name).strip("'\"")
+    if not fmt:
+        return value
+    try:
+        return format(float(value), fmt)
+    except ValueError:
+        return value
+
+
+def _role(match, glue: dict, bib: dict) -> str:
+    name, text = match.groups()
+    if name == "glue:text" or name == "glue":
+        return _glue_text(glue, text)
+    if name == "cite":
+        return "(" + "; ".join(bib.get(k.strip(), k.strip()) for k in text.split(",")) + ")"
+    if name == "eq":
+        return "the equation above"
+    explicit = re.match(r"(.*?)\s*<[^>]*>$", text)  # {ref}`words <label>` → words
+    return f"`{text}`" if name in ("code", "literal") else (explicit.group(1) if explicit else text)
+
+
+def _directive(match) -> str:
+    _, name, argument, body = match.groups()
+    body = _OPTION.sub("", body).strip()
+    if name in ("admonition", "note", "tip", "important", "warning", "hint"):
+        title = argument.strip() or name.capitalize()
+        return f"**{title}**\n\n{body}\n"
+    if name in ("math",):
+        return f"$$\n{body}\n$$\n"
+    return ""  # figures, literalincludes, exercises…: left to the page
+
+
+def myst_to_markdown(text: str, glue: dict, bib: dict) -> str:
+    """The MyST a slide may hold, as the plain Markdown (and TeX) that nbconvert renders."""
+    text = _LABEL_LINE.sub("", text)
+    text = _EQUATION_LABEL.sub("$$", text)
+    text = _FENCE.sub(_directive, text)
+    text = _ROLE.sub(lambda m: _role(m, glue, bib), text)
+    return text.strip() + "\n"
+
+
+# ---- the deck ---------------------------------------------------------------------------------
+
+
+def slide_notebook(notebook, glue: dict, bib: dict):
+    """A copy of an executed chapter with slide types set from the tags and MyST made plain."""
+    deck = copy.deepcopy(notebook)
+    for cell in deck.cells:
+        kind = slide_type(cell)
+        cell.metadata["slideshow"] = {"slide_type": kind}
+        if kind == "skip":
+            continue
+        if cell.cell_type == "markdown":
+            cell.source = myst_to_markdown(cell.source, glue, bib)
+        elif cell.cell_type == "code":
+            if SHOW_CODE_TAG not in cell.metadata.get("tags", []):
+                cell.metadata["transient"] = {"remove_source": True}
+            for output in cell.get("outputs", []):
+                data = output.get("data", {})
+                data.pop(WIDGET_VIEW, None)  # the kernel-free text/html form shows instead
+                if len(data) > 1:
+                    data.pop("text/plain", None)
+    deck.metadata.pop("widgets", None)
+    return deck
+
+
+def _exporter():
+    from nbconvert import SlidesExporter
+
+    exporter = SlidesExporter(template_name=TEMPLATE_NAME, extra_template_basedirs=[str(TEMPLATES)])
+    exporter.reveal_url_prefix = REVEAL_PREFIX
+    exporter.reveal_theme = REVEAL_THEME
+    exporter.reveal_transition = "none"
+    exporter.reveal_number = "c/t"
+    return exporter
+
+
+def count_slides(html: str) -> int:
+    """Slides a presenter steps through: the innermost <section>s (nbconvert wraps each slide in a
+    horizontal <section> holding one vertical <section> per subslide)."""
+    return len(re.findall(r"<section[^>]*>(?!\s*<section)", html))
+
+
+def write_decks(executed: Path, out: Path, reveal: Path | None = None) -> dict[str, int]:
+    """Write one deck per tagged chapter into `out` (and reveal.js into out/reveal.js); return slides per deck."""
+    out.mkdir(parents=True, exist_ok=True)
+    bib = _bib_labels(BOOK / "references.bib")
+    extra = {
+        "mathjax_url": MATHJAX_URL,
+        "figure_script": (STATIC / "interactive_figures.js").read_text(),
+        "figure_style": (STATIC / "interactive_figures.css").read_text(),
+    }
+    exporter, counts = _exporter(), {}
+    for path in chapter_notebooks(executed):
+        notebook = nbformat.read(path, 4)
+        glue_file = path.with_suffix(".glue.json")
+        glue = json.loads(glue_file.read_text()) if glue_file.is_file() else {}
+        title = next((line[2:].strip() for c in notebook.cells if c.cell_type == "markdown" for line in c.source.splitlines() if line.startswith("# ")), path.stem)
+        html, _ = exporter.from_notebook_node(
+            slide_notebook(notebook, glue, bib), resources={"metadata": {"name": title}, "rope": extra}
+        )
+        (out / f"{path.stem}.slides.html").write_text(html)
+        counts[path.stem] = count_slides(html)
+    if reveal is not None:
+        copy_reveal(reveal, out / REVEAL_PREFIX)
+    return counts
+
+
+def copy_reveal(reveal: Path, target: Path) -> None:
+    if not (reveal / "dist" / "reveal.js").is_file():
+        raise FileNotFoundError(f"no reveal.js in {reveal}: run `make slides`, which installs reveal.js@{REVEAL_VERSION} from npm")
+    for part in REVEAL_FILES:
+        source, dest = reveal / part, target / part
+        if source.is_dir():
+            shutil.copytree(source, dest, dirs_exist_ok=True)
+        else:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, dest)
+
+
+# ---- as a Sphinx extension --------------------------------------------------------------------
+
+DEFAULT_REVEAL = BOOK.parent / ".venv" / "reveal.js" / "node_modules" / "reveal.js"
+"""Where `make slides` installs reveal.js (npm install --prefix .venv/reveal.js)."""
+
+
+def _write_decks_after_build(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    build = Path(app.outdir).parent
+    write_decks(build / "jupyter_execute", Path(app.outdir) / "slides", DEFAULT_REVEAL if DEFAULT_REVEAL.is_dir() else None)
+
+
+def setup(app):
+    app.connect("build-finished", _write_decks_after_build)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("build", type=Path, help="the build folder that holds jupyter_execute/ and html/ (e.g. _build)")
+    parser.add_argument("--out", type=Path, help="where the decks go (default: BUILD/html/slides)")
+    parser.add_argument("--reveal", type=Path, default=DEFAULT_REVEAL, help="the npm-installed reveal.js package folder")
+    args = parser.parse_args(argv)
+    executed = args.build / "jupyter_execute"
+    if not (executed / "book").is_dir():
+        parser.error(f"no executed chapters in {executed}/book: build the book first (make book)")
+    counts = write_decks(executed, args.out or args.build / "html" / "slides", args.reveal)
+    for name, n in counts.items():
+        print(f"{name}: {n} slides")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""The classroom slide decks (book/_ext/slides.py): one reveal.js deck per chapter, made from the
+notebooks the book build executed, with the slides the chapter's tags ask for, and nothing loaded
+from another host, checked in headless Chromium as a presenter would open them."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import nbformat
+import pytest
+
+from conftest import ROOT
+from test_chapters import chapters
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import slides  # noqa: E402
+
+CHROMIUM = Path("/usr/bin/chromium")
+SLIDES_PER_DECK = range(8, 21)
+"""A 45-minute lecture covers a chapter or two: each deck holds 8 to 20 slides."""
+UNTAGGED_FOR_NOW = {"book/longer_contexts", "book/why_rope_works"}
+"""New chapters whose authors have not tagged slides yet: no deck until they do."""
+FOREIGN = re.compile(r"""(?:\b(?:src|href|action|data)\s*=\s*["']?|url\(\s*["']?|\bimport\s[^;]*?["']|@import\s+["'])(?:https?:)?//""", re.I)
+
+
+def tagged_slides(chapter: str) -> int:
+    """Slides the chapter's tags ask for: cells tagged slide or subslide."""
+    import jupytext
+
+    notebook = jupytext.read(ROOT / f"{chapter}.md")
+    return sum(slides.slide_type(cell) in ("slide", "subslide") for cell in notebook.cells)
+
+
+# ---- the tag vocabulary and the MyST → Markdown step, without a build ----
+
+
+def test_tags_map_to_slide_types_and_untagged_cells_are_skipped():
+    cell = lambda *tags: nbformat.v4.new_markdown_cell("x", metadata={"tags": list(tags)})  # noqa: E731
+    assert [slides.slide_type(cell(t)) for t in ("slide", "subslide", "fragment", "notes")] == ["slide", "subslide", "fragment", "notes"]
+    assert slides.slide_type(cell()) == "skip" and slides.slide_type(cell("hide-input")) == "skip"
+    assert slides.slide_type(cell("hide-input", "slide")) == "slide"
+
+
+def test_myst_becomes_markdown_a_deck_can_render():
+    glue = {"glance_d": {"data": {"text/plain": "128"}}, "gap": {"data": {"text/plain": "3.14159e-13"}}}
+    bib = slides._bib_labels(ROOT / "book" / "references.bib")
+    text = (
+        "(ch-x)=\n# Title\n\nFor $d =$ {glue:text}`glance_d` the gap is {glue:text}`gap:.1e` {cite}`su2021roformer`.\n\n"
+        "$$\nx = 1\n$$ (eq-x)\n\nSee {eq}`eq-x` and {ref}`the chapter <ch-x>`.\n\n"
+        "```{admonition} After this chapter you can\n:class: tip\n- do things\n```\n\n"
+        "```{literalinclude} ../rope_lib/frequencies.py\n:pyobject: inv_freq\n```\n"
+    )
+    out = slides.myst_to_markdown(text, glue, bib)
+    assert "(ch-x)=" not in out and "$$ (eq-x)" not in out and "$$\nx = 1\n$$" in out
+    assert "For $d =$ 128 the gap is 3.1e-13 (Su et al. 2021)." in out
+    assert "See the equation above and the chapter." in out
+    assert "**After this chapter you can**\n\n- do things" in out
+    assert "literalinclude" not in out and ":class:" not in out and "{" not in out.replace("$$\nx = 1", "")
+
+
+def test_every_chapter_tags_its_slides():
+    """Each chapter asks for a deck of 8 to 20 slides: title, objectives, key equations and figures, summary."""
+    for chapter in chapters():
+        if chapter in UNTAGGED_FOR_NOW:
+            continue
+        assert tagged_slides(chapter) in SLIDES_PER_DECK, f"{chapter}: {tagged_slides(chapter)} slides tagged"
+
+
+# ---- the decks, built from the book the test session built ----
+
+
+@pytest.fixture(scope="module")
+def decks(built_book, tmp_path_factory):
+    """Decks written into a fresh folder beside a link to the built site's _static (for its MathJax)."""
+    result, html = built_book
+    if result.returncode != 0:
+        pytest.fail("the book did not build; see test_book_builds_with_zero_warnings")
+    if not (slides.DEFAULT_REVEAL / "dist" / "reveal.js").is_file():
+        pytest.fail(f"reveal.js is not installed in {slides.DEFAULT_REVEAL}: `make test` installs it from npm")
+    site = tmp_path_factory.mktemp("slides-site")
+    (site / "_static").symlink_to(html / "_static", target_is_directory=True)
+    counts = slides.write_decks(html.parent / "jupyter_execute", site / "slides", slides.DEFAULT_REVEAL)
+    return site, counts
+
+
+@pytest.mark.slow
+def test_every_chapter_has_a_deck_with_the_slides_its_tags_ask_for(decks):
+    site, counts = decks
+    for chapter in chapters():
+        if chapter in UNTAGGED_FOR_NOW:
+            continue
+        name = chapter.split("/")[-1]
+        assert (site / "slides" / f"{name}.slides.html").is_file(), f"{chapter}: no deck"
+        assert counts[name] == tagged_slides(chapter), f"{chapter}: {counts[name]} slides in the deck, {tagged_slides(chapter)} tagged"
+        assert counts[name] in SLIDES_PER_DECK
+
+
+@pytest.mark.slow
+def test_no_deck_references_another_host(decks):
+    site, _ = decks
+    for deck in sorted((site / "slides").glob("*.slides.html")):
+        html = deck.read_text()
+        assert not FOREIGN.findall(html), f"{deck.name} loads from another host: {FOREIGN.findall(html)[:3]}"
+        assert 'src="reveal.js/dist/reveal.js"' in html and 'src="../_static/mathjax/tex-chtml.js"' in html
+        assert "application/vnd.jupyter.widget-view+json" not in html and "require.js" not in html
+    for css in (site / "slides" / "reveal.js").rglob("*.css"):
+        assert not FOREIGN.findall(css.read_text()), f"{css} loads from another host"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="tests/install_chromium.sh installs Debian's chromium")
+def test_decks_present_offline_in_a_browser(decks):
+    """Each deck opens with no console error and no request off the local server; every slide is reachable and its math typeset."""
+    from playwright.sync_api import sync_playwright
+
+    site, counts = decks
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"127.0.0.1:{server.server_address[1]}"
+    problems = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
+            for name, expected in counts.items():
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                errors, foreign = [], []
+                page.on("console", lambda m, errors=errors: m.type == "error" and errors.append(m.text))
+                page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+
+                def route(r, foreign=foreign):
+                    if urlparse(r.request.url).netloc != origin:
+                        foreign.append(r.request.url)
+                        r.abort()
+                    else:
+                        r.continue_()
+
+                page.route("**/*", route)
+                page.goto(f"http://{origin}/slides/{name}.slides.html", wait_until="networkidle")
+                page.wait_for_function("() => window.Reveal && Reveal.isReady() && window.MathJax && MathJax.startup && MathJax.startup.promise")
+                page.evaluate("() => MathJax.startup.promise")
+                total = page.evaluate("() => Reveal.getTotalSlides()")
+                for _ in range(total):
+                    page.keyboard.press("Space")
+                at_end = page.evaluate("() => Reveal.isLastSlide()")
+                typeset = page.evaluate("() => document.querySelectorAll('mjx-container').length")
+                if errors or foreign or total != expected or not at_end or typeset == 0:
+                    problems.append(f"{name}: errors {errors}, foreign {foreign}, {total} slides of {expected}, at end {at_end}, {typeset} formulas")
+                page.close()
+            browser.close()
+    finally:
+        server.shutdown()
+    assert not problems, "\n".join(problems)
