@@ -98,7 +98,12 @@ def check_out(out, x: torch.Tensor) -> bool:
 
 def fused_kernels_available(device) -> bool:
     """Whether torch.compile can build kernels here: a C++ compiler for the CPU, Triton for CUDA."""
-    kind = torch.device(device).type
+    return _compiler_found(torch.device(device).type)
+
+
+@functools.lru_cache(maxsize=None)
+def _compiler_found(kind: str) -> bool:
+    """Looked up once per device type and process: compilers do not come and go while Python runs."""
     if kind == "cpu":
         return any(shutil.which(name) for name in ("g++", "c++", "clang++"))
     if kind == "cuda":
@@ -171,18 +176,23 @@ def _pairs_are_words(t: torch.Tensor) -> bool:
     return t.stride(-1) == 1 and all(s % 2 == 0 for s in t.stride()[:-1]) and t.storage_offset() % 2 == 0
 
 
-def kernel_name(x: torch.Tensor, out: torch.Tensor, layout: str) -> str:
-    """Which kernel rotates x into out: 'half', 'complex', 'bf16_words', 'pair_axis' or 'eager'."""
-    if x.dtype in (torch.float32, torch.float64) and layout == "interleaved" and _pairs_are_words(x) and _pairs_are_words(out):
-        return "complex"
-    if not fused_kernels_available(x.device):
-        return "eager"
-    if layout == "half":
-        return "half"
+def kernels_for(x: torch.Tensor, out: torch.Tensor, layout: str) -> list[str]:
+    """The kernels that can rotate x into out, fastest first: 'half', 'complex', 'bf16_words', 'pair_axis', 'eager'."""
+    words = _pairs_are_words(x) and _pairs_are_words(out)
     little_endian = sys.byteorder == "little"  # the first bf16 of a pair is the low half of its word
-    if x.dtype == torch.bfloat16 and little_endian and _pairs_are_words(x) and _pairs_are_words(out):
-        return "bf16_words"
-    return "pair_axis"
+    compiled = fused_kernels_available(x.device)
+    if layout == "half":
+        names = ["half"] if compiled else []
+    else:
+        names = ["complex"] if words and x.dtype in (torch.float32, torch.float64) else []
+        if compiled:
+            names += (["bf16_words"] if words and little_endian and x.dtype == torch.bfloat16 else []) + ["pair_axis"]
+    return names + ["eager"]
+
+
+def kernel_name(x: torch.Tensor, out: torch.Tensor, layout: str) -> str:
+    """The kernel `rotate_pairs_fused` uses for x, out and layout unless told otherwise."""
+    return kernels_for(x, out, layout)[0]
 
 
 def rotate_pairs_fused(
@@ -193,12 +203,14 @@ def rotate_pairs_fused(
     layout: str = "interleaved",
     rotary_dim: int | None = None,
     out: torch.Tensor | None = None,
+    kernel: str | None = None,
 ) -> torch.Tensor:
     """`rope_lib.rotate_pairs` (RoFormer eq. 34) in one pass over memory, same checks and results.
 
     x (B, T, H, D); cos, sin (T, rot/2) or (B, T, rot/2) in float32 (float64 for float64 x).
     out: where to write, same shape, dtype and device as x (a slice of a KV cache, say);
     out=x rotates in place; None allocates. Returns out.
+    kernel: one of `kernels_for(x, out, layout)` to compare kernels; None takes the fastest.
     """
     rot = check_rotary_inputs(x, cos, sin, layout, rotary_dim)
     if out is None:
@@ -206,7 +218,10 @@ def rotate_pairs_fused(
     in_place = check_out(out, x)
     head = x[..., :rot]  # (B, T, H, rot): the coordinates that turn
     head_out = head if in_place else out[..., :rot]  # in place: one tensor object, so the compiler sees the aliasing
-    name = kernel_name(head, head_out, layout)
+    usable = kernels_for(head, head_out, layout)
+    if kernel is not None and kernel not in usable:
+        raise ValueError(f"kernel must be one of {usable} for this x, out and layout={layout!r}, got {kernel!r}")
+    name = usable[0] if kernel is None else kernel
     if name == "complex":
         table = torch.complex(cos, sin).unsqueeze(-2)  # (…, T, 1, rot/2): e^{i·m·θ_j}
         as_complex = lambda t: torch.view_as_complex(t.unflatten(-1, (-1, 2)))  # noqa: E731  (B, T, H, rot/2)

@@ -1,0 +1,194 @@
+"""The fused RoPE kernels give the results of `rotate_pairs` (RoFormer eq. 34): float32 within 1e-5 of a
+float64 rotation, bf16 within the bf16 rounding of a float32 one; into a buffer, in place, or fresh.
+
+Each compiled kernel costs seconds the first time, so the cases are few and share kernels.
+"""
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rope_lib import apply_rope_matrix, compute_dtype, rope_cos_sin, rotate_pairs
+from rope_lib import fused
+from rope_lib.fused import check_out, fused_kernels_available, kernel_name, kernels_for, rotate_pairs_fused
+
+START = 1000  # positions 1000 … : far enough that a careless angle would show
+BF16_RELATIVE_ROUNDING = 2.0**-8  # bf16 keeps 8 significant bits: rounding moves a value by at most half of 2^-7 of it
+
+
+def case(dtype, t=5, d=64, seed=0, batch=2, heads=3):
+    x = torch.randn(batch, t, heads, d, generator=torch.Generator().manual_seed(seed)).to(dtype)  # (B, T, H, D)
+    positions = torch.arange(START, START + t)
+    return x, positions
+
+
+def tables(positions, d, dtype):
+    return rope_cos_sin(positions, d, dtype=compute_dtype(dtype))
+
+
+def reference(x, positions, layout, rotary_dim=None):
+    """The same rotation of the same (rounded) input, computed in float64."""
+    rot = x.shape[-1] if rotary_dim is None else rotary_dim
+    cos, sin = rope_cos_sin(positions, rot, dtype=torch.float64)
+    return rotate_pairs(x.double(), cos, sin, layout=layout, rotary_dim=rotary_dim)
+
+
+def assert_close_to_reference(got, want, dtype, x):
+    gap = (got.double() - want).abs()
+    if dtype == torch.bfloat16:
+        bound = BF16_RELATIVE_ROUNDING * want.abs() + 1e-5 * x.double().abs().max()  # bf16 rounding + float32 arithmetic
+        assert bool((gap <= bound).all()), f"largest excess {(gap - bound).max().item():.2e}"
+    else:
+        assert gap.max().item() <= 1e-5
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_fused_matches_the_float64_rotation(layout, dtype):
+    x, positions = case(dtype)
+    cos, sin = tables(positions, 64, dtype)
+    got = rotate_pairs_fused(x, cos, sin, layout=layout)
+    assert got.dtype == dtype and got.shape == x.shape
+    assert_close_to_reference(got, reference(x, positions, layout), dtype, x)
+
+
+@pytest.mark.parametrize("layout, dtype", [("half", torch.float32), ("interleaved", torch.bfloat16)])
+def test_out_buffer_and_in_place_give_the_same_rotation(layout, dtype):
+    x, positions = case(dtype)
+    cos, sin = tables(positions, 64, dtype)
+    fresh = rotate_pairs_fused(x, cos, sin, layout=layout)
+    buffer = torch.full_like(x, float("nan"))
+    assert rotate_pairs_fused(x, cos, sin, layout=layout, out=buffer) is buffer
+    torch.testing.assert_close(buffer, fresh, rtol=0, atol=0)
+    y = x.clone()
+    assert rotate_pairs_fused(y, cos, sin, layout=layout, out=y) is y
+    torch.testing.assert_close(y, fresh, rtol=0, atol=0)
+
+
+def test_writes_into_a_slice_of_a_kv_cache_and_nothing_else():
+    """The use out= is for: rotated keys go straight into their rows of the cache."""
+    x, positions = case(torch.float32, t=4)
+    cos, sin = tables(positions, 64, torch.float32)
+    for layout in ("interleaved", "half"):
+        cache = torch.zeros(3, 10, 3, 64)  # (max_batch, max_seq, H, D)
+        rotate_pairs_fused(x, cos, sin, layout=layout, out=cache[:2, 5:9])
+        torch.testing.assert_close(cache[:2, 5:9], rotate_pairs(x, cos, sin, layout=layout), rtol=0, atol=1e-6)
+        untouched = torch.ones_like(cache, dtype=torch.bool)
+        untouched[:2, 5:9] = False
+        assert bool((cache[untouched] == 0).all())
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_partial_rotary_passes_the_other_coordinates_through(layout):
+    x, positions = case(torch.float32)
+    cos, sin = tables(positions, 32, torch.float32)
+    got = rotate_pairs_fused(x, cos, sin, layout=layout, rotary_dim=32)
+    torch.testing.assert_close(got, rotate_pairs(x, cos, sin, layout=layout, rotary_dim=32), rtol=0, atol=1e-6)
+    assert torch.equal(got[..., 32:], x[..., 32:])
+    y = x.clone()
+    rotate_pairs_fused(y, cos, sin, layout=layout, rotary_dim=32, out=y)
+    torch.testing.assert_close(y, got, rtol=0, atol=0)
+
+
+@settings(max_examples=25)
+@given(d=st.integers(1, 64).map(lambda n: 2 * n), t=st.integers(1, 6), start=st.integers(0, 10**6), seed=st.integers(0, 2**31 - 1))
+def test_complex_kernel_matches_the_matrix_form(d, t, start, seed):
+    """The interleaved float64 kernel (no compiler involved) against the O(D²) matrix reference."""
+    x = torch.randn(1, t, 2, d, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    positions = torch.arange(start, start + t)
+    cos, sin = rope_cos_sin(positions, d, dtype=torch.float64)
+    assert kernel_name(x, x, "interleaved") == "complex"
+    got = rotate_pairs_fused(x, cos, sin)
+    np.testing.assert_allclose(got.numpy(), apply_rope_matrix(x.numpy(), positions.numpy()), rtol=0, atol=1e-9)
+
+
+def test_kernel_choice_follows_layout_dtype_and_memory():
+    f32, b16, f16 = (torch.empty(1, 2, 1, 8, dtype=dt) for dt in (torch.float32, torch.bfloat16, torch.float16))
+    assert fused_kernels_available("cpu") in (True, False)
+    assert not fused_kernels_available("meta")
+    if fused_kernels_available("cpu"):
+        assert kernel_name(f32, f32, "half") == "half"
+        assert kernel_name(b16, b16, "interleaved") == "bf16_words"
+        assert kernel_name(f16, f16, "interleaved") == "pair_axis"
+        odd = torch.empty(1, 2, 1, 9, dtype=torch.bfloat16)[..., 1:]  # pairs straddle 32-bit words
+        assert kernels_for(odd, odd, "interleaved") == ["pair_axis", "eager"]
+    assert kernel_name(f32, f32, "interleaved") == "complex"
+    assert kernels_for(f32, f32, "interleaved")[-1] == "eager"
+
+
+@pytest.mark.parametrize("layout, dtype, kernel", [("interleaved", torch.float16, "pair_axis"), ("half", torch.float32, "eager")])
+def test_every_kernel_agrees_with_rotate_pairs(layout, dtype, kernel):
+    x, positions = case(dtype)
+    cos, sin = tables(positions, 64, dtype)
+    got = rotate_pairs_fused(x, cos, sin, layout=layout, kernel=kernel)
+    torch.testing.assert_close(got.double(), rotate_pairs(x, cos, sin, layout=layout).double(), rtol=0, atol=2e-3 if dtype == torch.float16 else 1e-6)
+
+
+def test_without_a_compiler_the_eager_form_runs(monkeypatch):
+    monkeypatch.setattr(fused, "fused_kernels_available", lambda device: False)
+    x, positions = case(torch.bfloat16)
+    cos, sin = tables(positions, 64, torch.bfloat16)
+    assert kernels_for(x, x, "half") == ["eager"]
+    out = torch.empty_like(x)
+    rotate_pairs_fused(x, cos, sin, layout="half", out=out)
+    assert torch.equal(out, rotate_pairs(x, cos, sin, layout="half"))
+
+
+def test_bf16_word_kernel_keeps_special_values_like_rotate_pairs():
+    if "bf16_words" not in kernels_for(torch.empty(1, 1, 1, 2, dtype=torch.bfloat16), torch.empty(1, 1, 1, 2, dtype=torch.bfloat16), "interleaved"):
+        pytest.skip("no compiler or not a little-endian machine")
+    values = [float("nan"), 1.0, float("inf"), 3e38, -0.0, 1e-40, 2.0, -3.0, 255.0, 1e-3, -7.5, 0.0]
+    x = torch.tensor(values, dtype=torch.bfloat16).reshape(1, 3, 1, 4)
+    cos, sin = rope_cos_sin(torch.arange(3), 4)
+    got, want = rotate_pairs_fused(x, cos, sin), rotate_pairs(x, cos, sin)
+    assert torch.equal(got.isnan(), want.isnan())
+    assert torch.equal(got[~got.isnan()], want[~want.isnan()])
+
+
+def test_bad_out_is_rejected_with_a_clear_error():
+    x, positions = case(torch.float32)
+    cos, sin = tables(positions, 64, torch.float32)
+    with pytest.raises(TypeError, match="out must be a torch.Tensor"):
+        rotate_pairs_fused(x, cos, sin, out=x.numpy())
+    with pytest.raises(ValueError, match="out must match x: shape"):
+        rotate_pairs_fused(x, cos, sin, out=torch.empty(2, 5, 3, 32))
+    with pytest.raises(ValueError, match="dtype torch.float32"):
+        rotate_pairs_fused(x, cos, sin, out=torch.empty_like(x, dtype=torch.float64))
+    with pytest.raises(ValueError, match="device cpu"):
+        rotate_pairs_fused(x, cos, sin, out=torch.empty_like(x, device="meta"))
+    with pytest.raises(ValueError, match="expanded"):
+        rotate_pairs_fused(x, cos, sin, out=torch.empty(1, 5, 3, 64).expand(2, 5, 3, 64))
+    storage = torch.zeros(2, 6, 3, 64)
+    with pytest.raises(ValueError, match="overlaps x"):
+        rotate_pairs_fused(storage[:, :5], cos, sin, out=storage[:, 1:])
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        rotate_pairs_fused(x, cos, sin, layout="half", kernel="complex")
+    assert check_out(x, x) is True and check_out(torch.empty_like(x), x) is False
+
+
+BAD_CALLS = [
+    ("x as a list", lambda x, c, s: ([[1.0]], c, s, {})),
+    ("x 3-D", lambda x, c, s: (x[0], c, s, {})),
+    ("odd D", lambda x, c, s: (torch.zeros(2, 5, 3, 7), c, s, {})),
+    ("bad layout", lambda x, c, s: (x, c, s, {"layout": "pairs"})),
+    ("table shape", lambda x, c, s: (x, c[:, :10], s, {})),
+    ("table dtype", lambda x, c, s: (x, c.double(), s, {})),
+    ("table not a tensor", lambda x, c, s: (x, c.tolist(), s, {})),
+    ("rotary_dim too big", lambda x, c, s: (x, c, s, {"rotary_dim": 66})),
+    ("rotary_dim odd", lambda x, c, s: (x, c, s, {"rotary_dim": 3})),
+]
+
+
+@pytest.mark.parametrize("name, make", BAD_CALLS, ids=[name for name, _ in BAD_CALLS])
+def test_same_argument_checks_as_rotate_pairs(name, make):
+    """The fused entry point validates exactly as rotate_pairs does: same exception, same message."""
+    x, positions = case(torch.float32)
+    cos, sin = tables(positions, 64, torch.float32)
+    args = make(x, cos, sin)
+    with pytest.raises((TypeError, ValueError)) as eager_error:
+        rotate_pairs(*args[:3], **args[3])
+    with pytest.raises(eager_error.type) as fused_error:
+        rotate_pairs_fused(*args[:3], **args[3])
+    assert str(fused_error.value) == str(eager_error.value)
