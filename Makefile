@@ -11,7 +11,7 @@ REVEAL_VERSION := 4.6.0
 REVEAL := $(VENV)/reveal.js/node_modules/reveal.js
 REVEAL_STAMP := $(VENV)/reveal.js/.reveal-$(REVEAL_VERSION)
 
-.PHONY: book slides test serve clean
+.PHONY: book slides test serve bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ slides: book
 test: $(TEST_DEPS) $(REVEAL_STAMP)
 	bash tests/install_chromium.sh
 	$(BIN)/python -m pytest
+
+# RoPE implementations timed against a copy of the same bytes (rope_lib/bench.py): prints the table and
+# writes book/data/bench_<device>.json. The peers it times (transformers, llama-models, …) are test extras.
+bench: $(TEST_DEPS)
+	$(BIN)/python -m rope_lib.bench
 
 serve:
 	@test -d _build/html || { echo "no site yet: run 'make book' first"; exit 1; }
