@@ -22,8 +22,9 @@ code, so the kernel depends on the layout:
 * anything else (interleaved float16, or strides that forbid those views): the
   pair axis written as a size-2 axis and compiled. Correct, but it stays scalar.
 
-When no compiler is available for the device, the compiled kernels fall back
-to `rope_lib.rotate_pairs`, which is also the reference they are tested against.
+When no compiler is available for the device, or autograd has to record the
+rotation (the kernels are for inference), `rope_lib.rotate_pairs` runs instead;
+it is also the reference the kernels are tested against.
 """
 
 from __future__ import annotations
@@ -211,6 +212,7 @@ def rotate_pairs_fused(
     out: where to write, same shape, dtype and device as x (a slice of a KV cache, say);
     out=x rotates in place; None allocates. Returns out.
     kernel: one of `kernels_for(x, out, layout)` to compare kernels; None takes the fastest.
+    When autograd has to record the rotation, the eager form runs (then copied into out).
     """
     rot = check_rotary_inputs(x, cos, sin, layout, rotary_dim)
     if out is None:
@@ -218,7 +220,8 @@ def rotate_pairs_fused(
     in_place = check_out(out, x)
     head = x[..., :rot]  # (B, T, H, rot): the coordinates that turn
     head_out = head if in_place else out[..., :rot]  # in place: one tensor object, so the compiler sees the aliasing
-    usable = kernels_for(head, head_out, layout)
+    needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (x, cos, sin))
+    usable = ["eager"] if needs_grad else kernels_for(head, head_out, layout)  # the kernels are for inference: no autograd
     if kernel is not None and kernel not in usable:
         raise ValueError(f"kernel must be one of {usable} for this x, out and layout={layout!r}, got {kernel!r}")
     name = usable[0] if kernel is None else kernel

@@ -74,3 +74,18 @@ def test_committed_results_come_from_a_full_default_run(device):
     assert report["method"]["repeats"] == 15 and report["method"]["warmup"] == 2
     check_records(report, {device}, set(bench.DTYPES), set(bench.SEQ_LENS))
     assert report["pitfalls"]["bf16"]["seq_len"] == bench.PITFALL_SEQ_LEN
+
+
+def test_speed_figure_is_drawn_from_the_report_and_described():
+    from rope_lib.plotting import plot_speed
+
+    records = [
+        {"impl": impl, "layout": layout, "device": "cpu", "dtype": dtype, "seq_len": s, "ms": 1.0, "gbps": 1.0, "ratio_to_copy": ratio}
+        for dtype in ("fp32", "bf16")
+        for s in (512, 2048)
+        for impl, layout, ratio in [("copy", "any", 1.0), ("rope_lib_fused", "half", 0.93), ("hf", "half", 0.04)]
+    ]
+    fig = plot_speed({"machine": {"cpu": "Test CPU"}, "results": records})
+    assert len(fig.axes) == 2
+    assert "Test CPU" in fig.alt_text and "rope_lib_fused (half) 0.93" in fig.alt_text and "hf (half) 0.04" in fig.alt_text
+    assert fig.to_png()[:4] == b"\x89PNG"

@@ -192,3 +192,14 @@ def test_same_argument_checks_as_rotate_pairs(name, make):
     with pytest.raises(eager_error.type) as fused_error:
         rotate_pairs_fused(*args[:3], **args[3])
     assert str(fused_error.value) == str(eager_error.value)
+
+
+def test_autograd_gets_the_eager_rotation():
+    x, positions = case(torch.float32)
+    cos, sin = tables(positions, 64, torch.float32)
+    x.requires_grad_(True)
+    weight = torch.randn(x.shape, generator=torch.Generator().manual_seed(5))
+    (rotate_pairs_fused(x, cos, sin, layout="half") * weight).sum().backward()
+    fused_grad, x.grad = x.grad, None
+    (rotate_pairs(x, cos, sin, layout="half") * weight).sum().backward()
+    torch.testing.assert_close(fused_grad, x.grad, rtol=0, atol=1e-6)

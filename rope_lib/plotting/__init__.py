@@ -15,5 +15,6 @@ from .rope_nd import plot_clock, plot_pair_rotations, plot_rotary_matrix
 from .rotations import plot_rotated_query_key, plot_rotation_composition
 from .scores import plot_score_grid
 from .sinusoidal import plot_absolute_scores_under_shift, plot_sinusoidal_encoding, plot_sinusoidal_pair
+from .speed import plot_speed
 from .style import BookFigure, new_figure, series_style
 from .why_rope_works import plot_b_m_theta, plot_base_bounds, plot_base_reach, plot_decay_revisited, plot_frequency_roles
