@@ -50,18 +50,31 @@ def test_tags_map_to_slide_types_and_untagged_cells_are_skipped():
 def test_myst_becomes_markdown_a_deck_can_render():
     glue = {"glance_d": {"data": {"text/plain": "128"}}, "gap": {"data": {"text/plain": "3.14159e-13"}}}
     bib = slides._bib_labels(ROOT / "book" / "references.bib")
+    refs = {"equations": {"eq-x": 1}, "headings": {"ch-x": "Title"}}
     text = (
         "(ch-x)=\n# Title\n\nFor $d =$ {glue:text}`glance_d` the gap is {glue:text}`gap:.1e` {cite}`su2021roformer`.\n\n"
-        "$$\nx = 1\n$$ (eq-x)\n\nSee {eq}`eq-x` and {ref}`the chapter <ch-x>`.\n\n"
+        "$$\nx = 1\n$$ (eq-x)\n\nSee {eq}`eq-x`, {ref}`ch-x` and {ref}`that chapter <ch-x>`.\n\n"
         "```{admonition} After this chapter you can\n:class: tip\n- do things\n```\n\n"
+        "```{prf:definition} The goal\n:label: def-goal\n\nFind $f$.\n```\n\n"
         "```{literalinclude} ../rope_lib/frequencies.py\n:pyobject: inv_freq\n```\n"
     )
-    out = slides.myst_to_markdown(text, glue, bib)
-    assert "(ch-x)=" not in out and "$$ (eq-x)" not in out and "$$\nx = 1\n$$" in out
+    out = slides.myst_to_markdown(text, glue, bib, refs)
+    assert "(ch-x)=" not in out and "$$ (eq-x)" not in out and "$$\nx = 1\n\\tag{1}\n$$" in out
     assert "For $d =$ 128 the gap is 3.1e-13 (Su et al. 2021)." in out
-    assert "See the equation above and the chapter." in out
+    assert "See (1), Title and that chapter." in out
     assert "**After this chapter you can**\n\n- do things" in out
-    assert "literalinclude" not in out and ":class:" not in out and "{" not in out.replace("$$\nx = 1", "")
+    assert "**Definition: The goal.**\n\nFind $f$." in out
+    assert "literalinclude" not in out and ":class:" not in out and ":label:" not in out
+
+
+def test_equations_are_numbered_as_the_page_numbers_them():
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("$$\na\n$$ (first)\n\n$$\nb\n$$"),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_markdown_cell("$$\nc\n$$ (second)"),
+    ])
+    assert slides._equation_numbers(notebook) == {"first": 1, "second": 2}
+    assert slides._heading_labels(ROOT / "book")["ch-rope-nd"] == "RoPE in d dimensions"
 
 
 def test_every_chapter_tags_its_slides():

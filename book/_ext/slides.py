@@ -77,8 +77,23 @@ def slide_type(cell) -> str:
 _ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
 _LABEL_LINE = re.compile(r"^\([\w-]+\)=\s*$", re.M)
 _EQUATION_LABEL = re.compile(r"^\$\$\s*\(([\w-]+)\)\s*$", re.M)
-_FENCE = re.compile(r"^(```+|:::+)\{([\w-]+)\}[ \t]*(.*?)\n(.*?)^\1[ \t]*$", re.M | re.S)
+_FENCE = re.compile(r"^(```+|:::+)\{([\w:-]+)\}[ \t]*(.*?)\n(.*?)^\1[ \t]*$", re.M | re.S)
 _OPTION = re.compile(r"^:[\w-]+:.*\n?", re.M)
+
+
+def _heading_labels(book: Path) -> dict[str, str]:
+    """'ch-rope-nd' → 'RoPE in d dimensions': every `(label)=` target set above a heading of the book."""
+    labels = {}
+    for page in book.glob("*.md"):
+        for label, title in re.findall(r"^\(([\w-]+)\)=\n#+ (.+)$", page.read_text(), re.M):
+            labels[label] = re.sub(r"\$([^$]*)\$", r"\1", title).strip()
+    return labels
+
+
+def _equation_numbers(notebook) -> dict[str, int]:
+    """Sphinx numbers a page's labelled equations 1, 2, … in order; the slides tag them the same way."""
+    found = re.findall(r"^\$\$\s*\(([\w-]+)\)\s*$", "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown"), re.M)
+    return {label: i for i, label in enumerate(dict.fromkeys(found), start=1)}
 
 
 def _bib_labels(bib: Path) -> dict[str, str]:
@@ -104,16 +119,18 @@ def _glue_text(glue: dict, spec: str) -> str:
         return value
 
 
-def _role(match, glue: dict, bib: dict) -> str:
+def _role(match, glue: dict, bib: dict, refs: dict) -> str:
     name, text = match.groups()
     if name == "glue:text" or name == "glue":
         return _glue_text(glue, text)
     if name == "cite":
         return "(" + "; ".join(bib.get(k.strip(), k.strip()) for k in text.split(",")) + ")"
     if name == "eq":
-        return "the equation above"
+        return f"({refs['equations'].get(text, '?')})"
     explicit = re.match(r"(.*?)\s*<[^>]*>$", text)  # {ref}`words <label>` → words
-    return f"`{text}`" if name in ("code", "literal") else (explicit.group(1) if explicit else text)
+    if name in ("code", "literal"):
+        return f"`{text}`"
+    return explicit.group(1) if explicit else refs["headings"].get(text, text)
 
 
 def _directive(match) -> str:
@@ -122,33 +139,39 @@ def _directive(match) -> str:
     if name in ("admonition", "note", "tip", "important", "warning", "hint"):
         title = argument.strip() or name.capitalize()
         return f"**{title}**\n\n{body}\n"
-    if name in ("math",):
-        return f"$$\n{body}\n$$\n"
+    if name.startswith("prf:"):  # definition, theorem, lemma, proof…
+        kind = name[4:].capitalize()
+        return f"**{kind}{': ' + argument.strip() if argument.strip() else ''}.**\n\n{body}\n"
     return ""  # figures, literalincludes, exercises…: left to the page
 
 
-def myst_to_markdown(text: str, glue: dict, bib: dict) -> str:
-    """The MyST a slide may hold, as the plain Markdown (and TeX) that nbconvert renders."""
+def myst_to_markdown(text: str, glue: dict, bib: dict, refs: dict | None = None) -> str:
+    """The MyST a slide may hold, as the plain Markdown (and TeX) that nbconvert renders.
+
+    refs: {"equations": label → number on the page, "headings": label → title}.
+    """
+    refs = {"equations": {}, "headings": {}, **(refs or {})}
     text = _LABEL_LINE.sub("", text)
-    text = _EQUATION_LABEL.sub("$$", text)
+    text = _EQUATION_LABEL.sub(lambda m: f"\\tag{{{refs['equations'].get(m.group(1), '?')}}}\n$$", text)
     text = _FENCE.sub(_directive, text)
-    text = _ROLE.sub(lambda m: _role(m, glue, bib), text)
+    text = _ROLE.sub(lambda m: _role(m, glue, bib, refs), text)
     return text.strip() + "\n"
 
 
 # ---- the deck ---------------------------------------------------------------------------------
 
 
-def slide_notebook(notebook, glue: dict, bib: dict):
+def slide_notebook(notebook, glue: dict, bib: dict, headings: dict | None = None):
     """A copy of an executed chapter with slide types set from the tags and MyST made plain."""
     deck = copy.deepcopy(notebook)
+    refs = {"equations": _equation_numbers(notebook), "headings": headings or {}}
     for cell in deck.cells:
         kind = slide_type(cell)
         cell.metadata["slideshow"] = {"slide_type": kind}
         if kind == "skip":
             continue
         if cell.cell_type == "markdown":
-            cell.source = myst_to_markdown(cell.source, glue, bib)
+            cell.source = myst_to_markdown(cell.source, glue, bib, refs)
         elif cell.cell_type == "code":
             if SHOW_CODE_TAG not in cell.metadata.get("tags", []):
                 cell.metadata["transient"] = {"remove_source": True}
@@ -181,7 +204,7 @@ def count_slides(html: str) -> int:
 def write_decks(executed: Path, out: Path, reveal: Path | None = None) -> dict[str, int]:
     """Write one deck per tagged chapter into `out` (and reveal.js into out/reveal.js); return slides per deck."""
     out.mkdir(parents=True, exist_ok=True)
-    bib = _bib_labels(BOOK / "references.bib")
+    bib, headings = _bib_labels(BOOK / "references.bib"), _heading_labels(BOOK)
     extra = {
         "mathjax_url": MATHJAX_URL,
         "figure_script": (STATIC / "interactive_figures.js").read_text(),
@@ -194,7 +217,7 @@ def write_decks(executed: Path, out: Path, reveal: Path | None = None) -> dict[s
         glue = json.loads(glue_file.read_text()) if glue_file.is_file() else {}
         title = next((line[2:].strip() for c in notebook.cells if c.cell_type == "markdown" for line in c.source.splitlines() if line.startswith("# ")), path.stem)
         html, _ = exporter.from_notebook_node(
-            slide_notebook(notebook, glue, bib), resources={"metadata": {"name": title}, "rope": extra}
+            slide_notebook(notebook, glue, bib, headings), resources={"metadata": {"name": title}, "rope": extra}
         )
         (out / f"{path.stem}.slides.html").write_text(html)
         counts[path.stem] = count_slides(html)
