@@ -9,6 +9,7 @@ from .complex_plane import complex_to_pair, exp_partial_sums, pair_to_complex
 from .decay import abel_bound, abel_sum, pair_products, partial_sums, relative_upper_bound, rope_sum
 from .frequencies import DEFAULT_BASE, angles, inv_freq, wavelengths
 from .frequency_roles import band_pairs, positional_head_score, retrieval_rate
+from .fused import fused_kernels_available, rotate_pairs_fused
 from .layouts import (
     half_order,
     half_to_interleaved,
@@ -100,6 +101,7 @@ __all__ = [
     "exp_partial_sums",
     "expand_to_pairs",
     "first_negative",
+    "fused_kernels_available",
     "half_order",
     "half_to_interleaved",
     "interleaved_order",
@@ -129,6 +131,7 @@ __all__ = [
     "rope_sum",
     "rotary_matrix",
     "rotate_pairs",
+    "rotate_pairs_fused",
     "rotate_quarter",
     "rotation_matrix_2d",
     "score_grid",

@@ -377,7 +377,8 @@ def html_table(report: dict, dtype: str, field: str = "ratio_to_copy", fmt: str 
         for impl, layout in keys
     )
     caption = f"{field.replace('_', ' ')}, {dtype}, {report['machine'].get('gpu') or report['machine']['cpu']}"
-    return f'<table class="rope-bench"><caption>{caption}</caption><thead><tr><th scope="col">implementation</th>{head}</tr></thead><tbody>{body}</tbody></table>'
+    table = f'<table class="rope-bench"><caption>{caption}</caption><thead><tr><th scope="col">implementation</th>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<div style="overflow-x: auto">{table}</div>'  # scrolls by itself on a phone instead of widening the page
 
 
 def format_table(report: dict) -> str:
