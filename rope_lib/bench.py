@@ -125,7 +125,7 @@ def time_round_robin(fns: dict, *, device: torch.device, warmup: int, repeats: i
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
-def matmul_gflops(device: torch.device, dtype_name: str, n: int = 2048) -> float:
+def measure_matmul_gflops(device: torch.device, dtype_name: str, n: int = 2048) -> float:
     """The machine's arithmetic speed for the roofline: an n×n matrix product, 2n³ flops."""
     a = torch.randn(n, n, device=device).to(DTYPES[dtype_name])
     ms = time_round_robin({"mm": lambda: a @ a}, device=device, warmup=2, repeats=5)["mm"]
@@ -274,7 +274,7 @@ def bf16_pitfalls(device: torch.device, seq_len: int) -> dict:
     return result
 
 
-def versions() -> dict:
+def package_versions() -> dict:
     found = {"python": platform.python_version(), "torch": torch.__version__}
     for package in ("rope_lib", *PEERS.values()):
         try:
@@ -284,7 +284,7 @@ def versions() -> dict:
     return found
 
 
-def machine(device: torch.device) -> dict:
+def machine_info(device: torch.device) -> dict:
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as info:
@@ -313,7 +313,7 @@ def run(devices, dtype_names, seq_lens, *, warmup: int = 2, repeats: int = 15, p
     for device_type, report in reports.items():
         device = torch.device(device_type)
         report["permutation"] = [permutation_cost(device, n, repeats=max(3, repeats // 3)) for n in dtype_names]
-        report["roofline"] = {n: {"matmul_gflops": matmul_gflops(device, n)} for n in dtype_names}
+        report["roofline"] = {n: {"matmul_gflops": measure_matmul_gflops(device, n)} for n in dtype_names}
         report["kernels"] = {
             layout: {n: kernel_name(x, x, layout) for n in dtype_names for x in [torch.empty(1, 1, 1, 2, dtype=DTYPES[n], device=device)]}
             for layout in ("half", "interleaved")
@@ -332,8 +332,8 @@ def _new_report(device: torch.device, warmup: int, repeats: int) -> dict:
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": " ".join(["python -m rope_lib.bench", *sys.argv[1:]]),
-        "machine": machine(device),
-        "versions": versions(),
+        "machine": machine_info(device),
+        "versions": package_versions(),
         "shape": {"B": BATCH, "H": HEADS, "D": HEAD_DIM, "theta": THETA},
         "method": {
             "warmup": warmup,

@@ -172,6 +172,11 @@ def _run(name: str, x: torch.Tensor, cos, sin, out: torch.Tensor) -> None:
     compiled_kernel(name, x.dtype, x.device.type)(x, cos, sin, out)
 
 
+def _as_complex(t: torch.Tensor) -> torch.Tensor:
+    """(…, D) real with adjacent pairs → (…, D/2) complex, a view of the same memory."""
+    return torch.view_as_complex(t.unflatten(-1, (-1, 2)))
+
+
 def _pairs_are_words(t: torch.Tensor) -> bool:
     """Each adjacent pair sits in memory as one aligned unit of twice the element size."""
     return t.stride(-1) == 1 and all(s % 2 == 0 for s in t.stride()[:-1]) and t.storage_offset() % 2 == 0
@@ -227,8 +232,7 @@ def rotate_pairs_fused(
     name = usable[0] if kernel is None else kernel
     if name == "complex":
         table = torch.complex(cos, sin).unsqueeze(-2)  # (…, T, 1, rot/2): e^{i·m·θ_j}
-        as_complex = lambda t: torch.view_as_complex(t.unflatten(-1, (-1, 2)))  # noqa: E731  (B, T, H, rot/2)
-        torch.mul(as_complex(head), table, out=as_complex(head_out))
+        torch.mul(_as_complex(head), table, out=_as_complex(head_out))  # (B, T, H, rot/2), Meta's product
     elif name == "bf16_words":
         words = head.view(torch.int32)  # (B, T, H, rot/2): one word per pair
         _run(name, words, cos, sin, words if in_place else head_out.view(torch.int32))
