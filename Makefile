@@ -33,7 +33,7 @@ $(REVEAL_STAMP): | $(BIN)/python
 	npm install --prefix $(VENV)/reveal.js --no-audit --no-fund --no-save reveal.js@$(REVEAL_VERSION)
 	touch $@
 
-# The site, then one reveal.js deck per chapter in _build/html/slides/ (book/_ext/slides.py), so a
+# The site, then one reveal.js deck per chapter in _build/html/_static/slides/ (book/_ext/slides.py), so a
 # later `make book` never leaves the teacher's guide pointing at missing or stale decks.
 book: $(BOOK_DEPS) $(LIB_STAMP) $(REVEAL_STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going

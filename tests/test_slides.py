@@ -90,39 +90,41 @@ def test_every_chapter_tags_its_slides():
 
 @pytest.fixture(scope="module")
 def decks(built_book, tmp_path_factory):
-    """Decks written into a fresh folder beside a link to the built site's _static (for its MathJax)."""
+    """Decks written into a fresh folder laid out as the site (_static/slides), beside the built site's MathJax."""
     result, html = built_book
     if result.returncode != 0:
         pytest.fail("the book did not build; see test_book_builds_with_zero_warnings")
     if not (slides.DEFAULT_REVEAL / "dist" / "reveal.js").is_file():
         pytest.fail(f"reveal.js is not installed in {slides.DEFAULT_REVEAL}: `make test` installs it from npm")
     site = tmp_path_factory.mktemp("slides-site")
-    (site / "_static").symlink_to(html / "_static", target_is_directory=True)
-    counts = slides.write_decks(html.parent / "jupyter_execute", site / "slides", slides.DEFAULT_REVEAL)
-    return site, counts
+    static = site / "_static"
+    static.mkdir()
+    (static / "mathjax").symlink_to(html / "_static" / "mathjax", target_is_directory=True)
+    counts = slides.write_decks(html.parent / "jupyter_execute", site / slides.SITE_FOLDER, slides.DEFAULT_REVEAL)
+    return site / slides.SITE_FOLDER, counts
 
 
 @pytest.mark.slow
 def test_every_chapter_has_a_deck_with_the_slides_its_tags_ask_for(decks):
-    site, counts = decks
+    folder, counts = decks
     for chapter in chapters():
         if chapter in UNTAGGED_FOR_NOW:
             continue
         name = chapter.split("/")[-1]
-        assert (site / "slides" / f"{name}.slides.html").is_file(), f"{chapter}: no deck"
+        assert (folder / f"{name}.slides.html").is_file(), f"{chapter}: no deck"
         assert counts[name] == tagged_slides(chapter), f"{chapter}: {counts[name]} slides in the deck, {tagged_slides(chapter)} tagged"
         assert counts[name] in SLIDES_PER_DECK
 
 
 @pytest.mark.slow
 def test_no_deck_references_another_host(decks):
-    site, _ = decks
-    for deck in sorted((site / "slides").glob("*.slides.html")):
+    folder, _ = decks
+    for deck in sorted(folder.glob("*.slides.html")):
         html = deck.read_text()
         assert not FOREIGN.findall(html), f"{deck.name} loads from another host: {FOREIGN.findall(html)[:3]}"
-        assert 'src="reveal.js/dist/reveal.js"' in html and 'src="../_static/mathjax/tex-chtml.js"' in html
+        assert 'src="reveal.js/dist/reveal.js"' in html and 'src="../mathjax/tex-chtml.js"' in html
         assert "application/vnd.jupyter.widget-view+json" not in html and "require.js" not in html
-    for css in (site / "slides" / "reveal.js").rglob("*.css"):
+    for css in (folder / "reveal.js").rglob("*.css"):
         assert not FOREIGN.findall(css.read_text()), f"{css} loads from another host"
 
 
@@ -132,13 +134,13 @@ def test_decks_present_offline_in_a_browser(decks):
     """Each deck opens with no console error and no request off the local server; every slide is reachable and its math typeset."""
     from playwright.sync_api import sync_playwright
 
-    site, counts = decks
+    folder, counts = decks
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder.parents[1])))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     origin = f"127.0.0.1:{server.server_address[1]}"
     problems = []
@@ -159,7 +161,7 @@ def test_decks_present_offline_in_a_browser(decks):
                         r.continue_()
 
                 page.route("**/*", route)
-                page.goto(f"http://{origin}/slides/{name}.slides.html", wait_until="networkidle")
+                page.goto(f"http://{origin}/_static/slides/{name}.slides.html", wait_until="networkidle")
                 page.wait_for_function("() => window.Reveal && Reveal.isReady() && window.MathJax && MathJax.startup && MathJax.startup.promise")
                 page.evaluate("() => MathJax.startup.promise")
                 total = page.evaluate("() => Reveal.getTotalSlides()")

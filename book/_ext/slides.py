@@ -14,10 +14,13 @@ lacks (labels, roles, directive fences) is rewritten into Markdown, with glued
 numbers filled in from the chapter's glue file. Interactive figures keep their
 kernel-free form (the site's script and style are inlined into the deck).
 
-The decks go to `<html>/slides/<chapter>.slides.html`. They load nothing from
-another host: reveal.js (installed from npm by `make slides`, copied to
-`<html>/slides/reveal.js/`) and MathJax (the site's own copy in `_static/mathjax`)
-are local, so a classroom without network can present from `make serve`.
+The decks go to `<html>/_static/slides/<chapter>.slides.html`: static files of the
+site, like its scripts, not pages of the book (the site's page-by-page browser
+checks are written for book pages; tests/test_slides.py checks the decks). They
+load nothing from another host: reveal.js (installed from npm by the Makefile,
+copied to `_static/slides/reveal.js/`) and MathJax (the site's own copy in
+`_static/mathjax`) are local, so a classroom without network can present from
+`make serve`.
 
 Run as `python book/_ext/slides.py BUILD_DIR [--reveal REVEAL_DIR]` (what `make slides`
 does, BUILD_DIR being the folder that holds `jupyter_execute/` and `html/`), or
@@ -55,9 +58,11 @@ REVEAL_THEME = "white"
 REVEAL_FILES = ("dist/reveal.js", "dist/reveal.css", f"dist/theme/{REVEAL_THEME}.css", "dist/theme/fonts", "plugin/notes", "LICENSE")
 """What a deck loads, and only that: the other themes import web fonts from another host."""
 REVEAL_PREFIX = "reveal.js"
-"""reveal.js beside the decks, so each deck loads it from `slides/reveal.js/`."""
-MATHJAX_URL = "../_static/mathjax/tex-chtml.js"
-"""The site's own MathJax (sphinx-mathjax-offline), seen from `slides/`."""
+"""reveal.js beside the decks, so each deck loads it from `_static/slides/reveal.js/`."""
+MATHJAX_URL = "../mathjax/tex-chtml.js"
+"""The site's own MathJax (sphinx-mathjax-offline), seen from `_static/slides/`."""
+SITE_FOLDER = Path("_static") / "slides"
+"""Where the decks go in the built site."""
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -248,7 +253,7 @@ def _write_decks_after_build(app, exception):
     if exception is not None or app.builder.format != "html":
         return
     build = Path(app.outdir).parent
-    write_decks(build / "jupyter_execute", Path(app.outdir) / "slides", DEFAULT_REVEAL if DEFAULT_REVEAL.is_dir() else None)
+    write_decks(build / "jupyter_execute", Path(app.outdir) / SITE_FOLDER, DEFAULT_REVEAL if DEFAULT_REVEAL.is_dir() else None)
 
 
 def setup(app):
@@ -259,13 +264,13 @@ def setup(app):
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("build", type=Path, help="the build folder that holds jupyter_execute/ and html/ (e.g. _build)")
-    parser.add_argument("--out", type=Path, help="where the decks go (default: BUILD/html/slides)")
+    parser.add_argument("--out", type=Path, help="where the decks go (default: BUILD/html/_static/slides)")
     parser.add_argument("--reveal", type=Path, default=DEFAULT_REVEAL, help="the npm-installed reveal.js package folder")
     args = parser.parse_args(argv)
     executed = args.build / "jupyter_execute"
     if not (executed / "book").is_dir():
         parser.error(f"no executed chapters in {executed}/book: build the book first (make book)")
-    counts = write_decks(executed, args.out or args.build / "html" / "slides", args.reveal)
+    counts = write_decks(executed, args.out or args.build / "html" / SITE_FOLDER, args.reveal)
     for name, n in counts.items():
         print(f"{name}: {n} slides")
 
