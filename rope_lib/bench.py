@@ -18,8 +18,10 @@ Meta's and Hugging Face's functions rotate queries and keys together: they get
 two tensors and their time is halved. Method: warm-up calls (which also
 compile), then rounds in which every implementation runs, in an order shuffled
 per round so that a disturbance of the shared machine hits all of them alike;
-within a round a fast implementation runs a few times back to back and keeps
-its fastest call; the median over the rounds is reported. GB/s counts the bytes every
+within a round a fast implementation runs a few times and keeps its fastest
+call; the median over the rounds is reported. Successive calls work on
+successive copies of the inputs and outputs (at least 128 MiB of them), so that
+every call reads x from memory, as RoPE on fresh activations does. GB/s counts the bytes every
 implementation must move, x read once and the result written once.
 """
 
@@ -28,7 +30,9 @@ from __future__ import annotations
 import argparse
 import datetime
 import importlib.metadata
+import itertools
 import json
+import math
 import os
 import platform
 import random
@@ -89,31 +93,43 @@ def _synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-CALLS_PER_ROUND = 3
+CALLS_PER_ROUND = 5
 """Back-to-back calls of an implementation in one round, of which the fastest counts…"""
 SLOW_CALL_MS = 100.0
 """…unless one call takes longer than this: slow implementations run once per round."""
 
 
-def _call_ms(fn, device: torch.device) -> float:
+RING_BYTES = 128 * 2**20
+"""Each call works on the next of several copies of its inputs and outputs, so that a tensor is touched
+again only after this many bytes of others: more than the last-level cache of current CPUs and GPUs
+(tens of MB). Every call then reads x from memory, as RoPE on fresh activations does."""
+
+
+def ring_size(tensor_bytes_: int) -> int:
+    """How many copies of a tensor of this size fill RING_BYTES (at least 2)."""
+    return max(2, math.ceil(RING_BYTES / tensor_bytes_))
+
+
+def _call_ms(fn, slot, device: torch.device) -> float:
     start = time.perf_counter()
-    fn()
+    fn(slot)
     _synchronize(device)
     return (time.perf_counter() - start) * 1e3
 
 
-def time_round_robin(fns: dict, *, device: torch.device, warmup: int, repeats: int, seed: int = 0) -> dict:
-    """Milliseconds per call of each function: the median over `repeats` rounds of the fastest call in each round.
+def time_round_robin(fns: dict, slots: list, *, device: torch.device, warmup: int, repeats: int, seed: int = 0) -> dict:
+    """Milliseconds per call of each function fn(slot): the median over `repeats` rounds of the fastest call in each round.
 
     Each round calls every function, in an order shuffled per round, so a slow
     spell of the shared machine hits all of them alike; within a round a function
     runs CALLS_PER_ROUND times (once if slower than SLOW_CALL_MS) and keeps its
-    fastest call, so that one call delayed by another process does
-    not count as the kernel's time.
+    fastest call, so that one call delayed by another process does not count as
+    the kernel's time. Successive calls take successive slots (see RING_BYTES).
     """
+    ring = itertools.cycle(slots)
     calls = {}
     for name, fn in fns.items():
-        first = min(_call_ms(fn, device) for _ in range(max(warmup, 1)))
+        first = min(_call_ms(fn, next(ring), device) for _ in range(max(warmup, 1)))
         calls[name] = CALLS_PER_ROUND if first < SLOW_CALL_MS else 1
     times = {name: [] for name in fns}
     order = list(fns)
@@ -121,14 +137,14 @@ def time_round_robin(fns: dict, *, device: torch.device, warmup: int, repeats: i
     for _ in range(repeats):
         shuffle.shuffle(order)
         for name in order:
-            times[name].append(min(_call_ms(fns[name], device) for _ in range(calls[name])))
+            times[name].append(min(_call_ms(fns[name], next(ring), device) for _ in range(calls[name])))
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 def measure_matmul_gflops(device: torch.device, dtype_name: str, n: int = 2048) -> float:
     """The machine's arithmetic speed for the roofline: an n×n matrix product, 2n³ flops."""
     a = torch.randn(n, n, device=device).to(DTYPES[dtype_name])
-    ms = time_round_robin({"mm": lambda: a @ a}, device=device, warmup=2, repeats=5)["mm"]
+    ms = time_round_robin({"mm": lambda _: a @ a}, [None], device=device, warmup=2, repeats=5)["mm"]
     return 2 * n**3 / ms / 1e6
 
 
@@ -142,34 +158,33 @@ def _hf_rotary(device):
     return LlamaRotaryEmbedding(config=config).to(device)
 
 
-def peer_calls(x: torch.Tensor, x2: torch.Tensor, positions: torch.Tensor) -> tuple[dict, dict]:
-    """The installed peers, called as their users call them on x (and x2 as the keys where the API wants both).
+def peer_calls(device: torch.device, positions: torch.Tensor, dtype: torch.dtype) -> tuple[dict, dict]:
+    """The installed peers, called as their users call them on a slot's x (and x2 as the keys where the API wants both).
 
-    Returns ({impl: (layout, fn, tensors per call)}, {impl: why skipped}).
+    Returns ({impl: (layout, fn(slot), tensors per call)}, {impl: why skipped}).
     """
     calls, skipped = {}, {}
-    seq = x.shape[1]
+    seq = positions.numel()
     try:
         from llama_models.llama3 import model as meta
 
-        table = meta.precompute_freqs_cis(HEAD_DIM, seq, THETA).to(x.device)  # (S, D/2) complex64
-        calls["meta"] = ("interleaved", lambda: meta.apply_rotary_emb(x, x2, table[:seq]), 2)
+        table = meta.precompute_freqs_cis(HEAD_DIM, seq, THETA).to(device)  # (S, D/2) complex64
+        calls["meta"] = ("interleaved", lambda slot: meta.apply_rotary_emb(slot["x"], slot["x2"], table[:seq]), 2)
     except ImportError as error:
         skipped["meta"] = str(error)
     try:
         from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
-        cos, sin = _hf_rotary(x.device)(x, positions[None])  # (1, S, D) in x's dtype
-        q, k = x.transpose(1, 2), x2.transpose(1, 2)  # (B, H, T, D) views, as in LlamaAttention
-        calls["hf"] = ("half", lambda: apply_rotary_pos_emb(q, k, cos, sin), 2)
+        cos, sin = _hf_rotary(device)(torch.empty(0, device=device, dtype=dtype), positions[None])  # (1, S, D) in the model's dtype
+        # (B, H, T, D) views, as LlamaAttention passes them
+        calls["hf"] = ("half", lambda slot: apply_rotary_pos_emb(slot["x"].transpose(1, 2), slot["x2"].transpose(1, 2), cos, sin), 2)
     except ImportError as error:
         skipped["hf"] = str(error)
     try:
         from rotary_embedding_torch import RotaryEmbedding
 
-        rotary = RotaryEmbedding(dim=HEAD_DIM, theta=THETA).to(x.device)
-        view = x.transpose(1, 2)  # (B, H, T, D)
-        calls["lucidrains"] = ("interleaved", lambda: rotary.rotate_queries_or_keys(view), 1)
+        rotary = RotaryEmbedding(dim=HEAD_DIM, theta=THETA).to(device)
+        calls["lucidrains"] = ("interleaved", lambda slot: rotary.rotate_queries_or_keys(slot["x"].transpose(1, 2)), 1)  # (B, H, T, D)
     except ImportError as error:
         skipped["lucidrains"] = str(error)
     return calls, skipped
@@ -179,24 +194,28 @@ def benchmark_case(device: torch.device, dtype_name: str, seq_len: int, *, warmu
     """Records for one (device, dtype, S), and the peers that could not be imported."""
     dtype = DTYPES[dtype_name]
     gen = torch.Generator(device=device).manual_seed(seq_len)
-    x = torch.randn(BATCH, seq_len, HEADS, HEAD_DIM, generator=gen, device=device).to(dtype)  # (B, T, H, D)
-    x2 = torch.randn(BATCH, seq_len, HEADS, HEAD_DIM, generator=gen, device=device).to(dtype)  # the keys, for APIs that want both
+    shape = (BATCH, seq_len, HEADS, HEAD_DIM)  # (B, T, H, D)
+    moved = tensor_bytes(seq_len, dtype)
+    slots = []
+    for _ in range(ring_size(moved // 2)):
+        x = torch.randn(shape, generator=gen, device=device).to(dtype)
+        slot = {"x": x, "x2": torch.randn(shape, generator=gen, device=device).to(dtype)}  # x2: the keys, for APIs that want both
+        slot.update({name: torch.empty_like(x) for name in ("dst", "half", "interleaved", "permuted", "pair_axis")})  # preallocated outputs
+        slots.append(slot)
     positions = torch.arange(seq_len, device=device)
     cos, sin = rope_cos_sin(positions, HEAD_DIM, theta=THETA, dtype=torch.float32)  # (T, D/2) each
-    dst, out_half, out_inter, out_perm, out_pairs = (torch.empty_like(x) for _ in range(5))
 
-    fns = {("copy", "any"): (lambda: dst.copy_(x), 1)}
-    for layout, out in (("half", out_half), ("interleaved", out_inter)):
-        fns[("rope_lib_eager", layout)] = (lambda layout=layout: rotate_pairs(x, cos, sin, layout=layout), 1)
-        fns[("rope_lib_fused", layout)] = (lambda layout=layout, out=out: rotate_pairs_fused(x, cos, sin, layout=layout, out=out), 1)
-    fns[("rope_lib_fused_permuted", "interleaved")] = (lambda: rotate_pairs_fused(x, cos, sin, layout="half", out=out_perm), 1)
-    fns[("rope_lib_pair_axis", "interleaved")] = (lambda: rotate_pairs_fused(x, cos, sin, out=out_pairs, kernel="pair_axis"), 1)
-    calls, skipped = peer_calls(x, x2, positions)
+    fns = {("copy", "any"): (lambda slot: slot["dst"].copy_(slot["x"]), 1)}
+    for layout in ("half", "interleaved"):
+        fns[("rope_lib_eager", layout)] = (lambda slot, layout=layout: rotate_pairs(slot["x"], cos, sin, layout=layout), 1)
+        fns[("rope_lib_fused", layout)] = (lambda slot, layout=layout: rotate_pairs_fused(slot["x"], cos, sin, layout=layout, out=slot[layout]), 1)
+    fns[("rope_lib_fused_permuted", "interleaved")] = (lambda slot: rotate_pairs_fused(slot["x"], cos, sin, layout="half", out=slot["permuted"]), 1)
+    fns[("rope_lib_pair_axis", "interleaved")] = (lambda slot: rotate_pairs_fused(slot["x"], cos, sin, out=slot["pair_axis"], kernel="pair_axis"), 1)
+    calls, skipped = peer_calls(device, positions, dtype)
     for impl, (layout, fn, per_call) in calls.items():
         fns[(impl, layout)] = (fn, per_call)
 
-    ms = time_round_robin({key: fn for key, (fn, _) in fns.items()}, device=device, warmup=warmup, repeats=repeats)
-    moved = tensor_bytes(seq_len, dtype)
+    ms = time_round_robin({key: fn for key, (fn, _) in fns.items()}, slots, device=device, warmup=warmup, repeats=repeats)
     copy_ms = ms[("copy", "any")]
     records = []
     for (impl, layout), (_, per_call) in fns.items():
@@ -219,7 +238,7 @@ def benchmark_case(device: torch.device, dtype_name: str, seq_len: int, *, warmu
 def permutation_cost(device: torch.device, dtype_name: str, *, repeats: int) -> dict:
     """The one-time price of running an interleaved model in the half layout: permute_rows_to_half of W_q and W_k."""
     w = torch.randn(MODEL_DIM, MODEL_DIM, device=device).to(DTYPES[dtype_name])  # (H·D, dim)
-    ms = time_round_robin({"permute": lambda: permute_rows_to_half(w, HEADS)}, device=device, warmup=1, repeats=repeats)["permute"]
+    ms = time_round_robin({"permute": lambda _: permute_rows_to_half(w, HEADS)}, [None], device=device, warmup=1, repeats=repeats)["permute"]
     return {"weight_shape": list(w.shape), "n_heads": HEADS, "dtype": dtype_name, "ms_per_weight": ms, "weights_per_layer": 2}
 
 
@@ -340,6 +359,7 @@ def _new_report(device: torch.device, warmup: int, repeats: int) -> dict:
             "repeats": repeats,
             "statistic": "median over rounds of the fastest call in each round; each round calls every implementation, in a shuffled order",
             "calls_per_round": CALLS_PER_ROUND,
+            "ring_bytes": RING_BYTES,
             "slow_call_ms": SLOW_CALL_MS,
             "bytes": "2 · B·S·H·D · element size: x read once, the result written once (tables not counted)",
             "per_tensor": "meta and hf rotate q and k in one call: their time is halved",

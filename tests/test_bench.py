@@ -59,11 +59,14 @@ def test_bf16_pitfall_is_measured_on_the_real_package():
         assert errors[impl]["max"] < 0.02
 
 
-def test_round_robin_reports_a_time_per_function():
+def test_round_robin_reports_a_time_per_function_and_cycles_the_slots():
     calls = []
-    ms = time_round_robin({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, device=torch.device("cpu"), warmup=1, repeats=2)
+    fns = {"a": lambda slot: calls.append(("a", slot)), "b": lambda slot: calls.append(("b", slot))}
+    ms = time_round_robin(fns, [0, 1, 2], device=torch.device("cpu"), warmup=1, repeats=2)
     assert set(ms) == {"a", "b"} and all(v >= 0 for v in ms.values())
-    assert calls.count("a") == calls.count("b") == 1 + 2 * bench.CALLS_PER_ROUND
+    assert [name for name, _ in calls].count("a") == [name for name, _ in calls].count("b") == 1 + 2 * bench.CALLS_PER_ROUND
+    assert [slot for _, slot in calls] == [i % 3 for i in range(len(calls))]  # no two successive calls share inputs
+    assert bench.ring_size(2**30) == 2 and bench.ring_size(bench.RING_BYTES // 8) == 8
 
 
 @pytest.mark.parametrize("device", ["cpu"])
@@ -71,6 +74,7 @@ def test_committed_results_come_from_a_full_default_run(device):
     path = DATA_DIR / f"bench_{device}.json"
     assert path.exists(), "run `make bench` and commit book/data/bench_cpu.json"
     report = load_report(device)
+    assert report["command"] == "python -m rope_lib.bench"  # the defaults: every S, dtype and peer
     assert report["method"]["repeats"] == 15 and report["method"]["warmup"] == 2
     check_records(report, {device}, set(bench.DTYPES), set(bench.SEQ_LENS))
     assert report["pitfalls"]["bf16"]["seq_len"] == bench.PITFALL_SEQ_LEN
