@@ -8,7 +8,6 @@ LIB_STAMP := _build/.rope_lib-stamp
 PORT ?= 8000
 # reveal.js for the slide decks, from npm, pinned: the 4.x series that nbconvert 7.17's reveal template is written for.
 REVEAL_VERSION := 4.6.0
-REVEAL := $(VENV)/reveal.js/node_modules/reveal.js
 REVEAL_STAMP := $(VENV)/reveal.js/.reveal-$(REVEAL_VERSION)
 
 .PHONY: book slides test serve bench clean
@@ -25,7 +24,7 @@ $(TEST_DEPS): $(BOOK_DEPS)
 	touch $@
 
 # jupyter-cache keys outputs by the cells' code alone; a change to rope_lib must re-run them too.
-$(LIB_STAMP): $(wildcard rope_lib/*.py)
+$(LIB_STAMP): $(shell find rope_lib -name '*.py')
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
@@ -33,11 +32,10 @@ $(REVEAL_STAMP): | $(BIN)/python
 	npm install --prefix $(VENV)/reveal.js --no-audit --no-fund --no-save reveal.js@$(REVEAL_VERSION)
 	touch $@
 
-# The site, then one reveal.js deck per chapter in _build/html/_static/slides/ (book/_ext/slides.py), so a
-# later `make book` never leaves the teacher's guide pointing at missing or stale decks.
+# The site, with one reveal.js deck per tagged chapter in _build/html/_static/slides/: the book build
+# writes them itself (the `slides` extension, book/_ext/slides.py), so decks and pages never disagree.
 book: $(BOOK_DEPS) $(LIB_STAMP) $(REVEAL_STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
-	$(BIN)/python book/_ext/slides.py _build --reveal $(REVEAL)
 
 # The decks are made from the notebooks the book build executed: `make slides` is `make book`.
 slides: book

@@ -245,6 +245,8 @@ def copy_reveal(reveal: Path, target: Path) -> None:
 
 # ---- as a Sphinx extension --------------------------------------------------------------------
 
+from sphinx.util import logging  # noqa: E402  (only the extension needs Sphinx)
+
 DEFAULT_REVEAL = BOOK.parent / ".venv" / "reveal.js" / "node_modules" / "reveal.js"
 """Where `make slides` installs reveal.js (npm install --prefix .venv/reveal.js)."""
 
@@ -252,8 +254,13 @@ DEFAULT_REVEAL = BOOK.parent / ".venv" / "reveal.js" / "node_modules" / "reveal.
 def _write_decks_after_build(app, exception):
     if exception is not None or app.builder.format != "html":
         return
+    if not DEFAULT_REVEAL.is_dir():
+        logging.getLogger(__name__).warning(
+            f"no reveal.js in {DEFAULT_REVEAL}: the slide decks need it; `make book` installs reveal.js@{REVEAL_VERSION} from npm"
+        )
+        return
     build = Path(app.outdir).parent
-    write_decks(build / "jupyter_execute", Path(app.outdir) / SITE_FOLDER, DEFAULT_REVEAL if DEFAULT_REVEAL.is_dir() else None)
+    write_decks(build / "jupyter_execute", Path(app.outdir) / SITE_FOLDER, DEFAULT_REVEAL)
 
 
 def setup(app):
