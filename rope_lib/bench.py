@@ -384,23 +384,6 @@ def lookup(report: dict, impl: str, layout: str, dtype: str, seq_len: int) -> di
     return found[0]
 
 
-def html_table(report: dict, dtype: str, field: str = "ratio_to_copy", fmt: str = "{:.2f}") -> str:
-    """One row per implementation and layout, one column per S: `field` of each record, as an HTML table."""
-    rows = [r for r in report["results"] if r["dtype"] == dtype]
-    seq_lens = sorted({r["seq_len"] for r in rows})
-    keys = list(dict.fromkeys((r["impl"], r["layout"]) for r in rows))
-    head = "".join(f'<th scope="col">S = {s}</th>' for s in seq_lens)
-    body = "".join(
-        f'<tr><th scope="row"><code>{impl}</code> ({layout})</th>'
-        + "".join(f"<td>{fmt.format(lookup(report, impl, layout, dtype, s)[field])}</td>" for s in seq_lens)
-        + "</tr>"
-        for impl, layout in keys
-    )
-    caption = f"{field.replace('_', ' ')}, {dtype}, {report['machine'].get('gpu') or report['machine']['cpu']}"
-    table = f'<table class="rope-bench"><caption>{caption}</caption><thead><tr><th scope="col">implementation</th>{head}</tr></thead><tbody>{body}</tbody></table>'
-    return f'<div style="overflow-x: auto">{table}</div>'  # scrolls by itself on a phone instead of widening the page
-
-
 def format_table(report: dict) -> str:
     """The results as a fixed-width text table, grouped by dtype and sequence length."""
     lines = [f"{'device':6} {'dtype':5} {'S':>5}  {'impl':24} {'layout':11} {'ms':>9} {'GB/s':>7} {'x copy':>7}"]
