@@ -21,6 +21,7 @@ from torch import nn
 
 from .checks import as_positions, check_base, check_even_dim, check_layout, check_positive_int
 from .frequencies import DEFAULT_BASE
+from .fused import rotate_pairs_fused
 from .rope import apply_rope, compute_dtype, rope_cos_sin, rotate_pairs
 from .scaling import RopeScaling, check_rotary_dim, check_scaling
 
@@ -43,6 +44,8 @@ class Attention(nn.Module):
     device=None puts the module on CUDA when it is available (`default_device`).
     scaling: a `RopeScaling` rule for longer contexts, or None for plain RoPE.
     rotary_dim: rotate only the first rotary_dim coordinates of each head (None: all).
+    fused: rotate with the one-pass kernels of `rope_lib.fused`, queries in place and keys
+    straight into the KV cache (for inference); False uses the eager reference form.
     """
 
     def __init__(
@@ -59,6 +62,7 @@ class Attention(nn.Module):
         dtype: torch.dtype = torch.float32,
         scaling: RopeScaling | None = None,
         rotary_dim: int | None = None,
+        fused: bool = False,
     ):
         super().__init__()
         dim = check_positive_int(dim, "dim")
@@ -76,6 +80,9 @@ class Attention(nn.Module):
         self.layout = check_layout(layout)
         self.scaling = check_scaling(scaling)
         self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
+        if not isinstance(fused, bool):
+            raise TypeError(f"fused must be True or False, got {fused!r}")
+        self.fused = fused
         device = default_device() if device is None else torch.device(device)
         factory = {"device": device, "dtype": dtype}
 
@@ -151,9 +158,12 @@ class Attention(nn.Module):
             cos, sin = self._cos_sin(torch.arange(start_pos, end, device=x.device), seq_len=end, dtype=self.rope_cos.dtype)
         else:
             cos, sin = self.rope_cos[start_pos:end], self.rope_sin[start_pos:end]  # (T, rotary_dim/2)
-        q = rotate_pairs(q, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)
-        k = rotate_pairs(k, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)
-        self.cache_k[:batch, start_pos:end] = k
+        if self.fused:  # one pass each: q in place (a fresh projection), k straight into the cache
+            rotate_pairs_fused(q, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim, out=q)
+            rotate_pairs_fused(k, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim, out=self.cache_k[:batch, start_pos:end])
+        else:
+            q = rotate_pairs(q, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)
+            self.cache_k[:batch, start_pos:end] = rotate_pairs(k, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)
         self.cache_v[:batch, start_pos:end] = v
         keys = self._repeat_kv(self.cache_k[:batch, :end])  # (B, start_pos + T, H, D)
         values = self._repeat_kv(self.cache_v[:batch, :end])

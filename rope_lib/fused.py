@@ -37,8 +37,6 @@ import types
 import torch
 
 from . import rope
-from .checks import check_bthd, check_layout
-from .scaling import check_rotary_dim
 
 BF16_LOW_HALF = 0xFFFF
 """The bits of a 32-bit word that hold the first bf16 of a pair (little-endian memory)."""
@@ -46,30 +44,6 @@ BF16_HIGH_HALF = -65536
 """0xFFFF0000 as a signed int32: the bits that hold the second bf16 of a pair."""
 BF16_ROUND_HALF = 0x7FFF
 """Added, with the lowest kept bit, to a float32's bits to round it to the nearest bf16 (ties to even)."""
-
-
-def check_rotary_inputs(x, cos, sin, layout: str, rotary_dim: int | None) -> int:
-    """The checks of `rotate_pairs`: x (B, T, H, D) and tables (T, rot/2) or (B, T, rot/2) in x's
-    compute dtype on x's device. Returns rot, the number of coordinates that turn."""
-    check_bthd(x, "x")
-    check_layout(layout)
-    batch, seq, _, dim = x.shape
-    rot = check_rotary_dim(rotary_dim, dim)
-    half = "D/2" if rotary_dim is None else "rotary_dim/2"
-    want = rope.compute_dtype(x.dtype)
-    for name, table in (("cos", cos), ("sin", sin)):
-        if not isinstance(table, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(table).__name__}")
-        if table.shape not in ((seq, rot // 2), (batch, seq, rot // 2)):
-            raise ValueError(
-                f"{name} must have shape (T, {half}) = ({seq}, {rot // 2}) or (B, T, {half}) = ({batch}, {seq}, {rot // 2}) "
-                f"to match x of shape {tuple(x.shape)}, got {tuple(table.shape)}"
-            )
-        if table.device != x.device:
-            raise ValueError(f"{name} must be on x's device {x.device}, got {table.device}")
-        if table.dtype != want:
-            raise TypeError(f"{name} must have dtype {want} to rotate x of dtype {x.dtype}, got {table.dtype}")
-    return rot
 
 
 def _byte_span(t: torch.Tensor) -> tuple[int, int]:
@@ -219,7 +193,7 @@ def rotate_pairs_fused(
     kernel: one of `kernels_for(x, out, layout)` to compare kernels; None takes the fastest.
     When autograd has to record the rotation, the eager form runs (then copied into out).
     """
-    rot = check_rotary_inputs(x, cos, sin, layout, rotary_dim)
+    rot = rope.check_rotary_inputs(x, cos, sin, layout, rotary_dim)
     if out is None:
         out = torch.empty_like(x, memory_format=torch.contiguous_format)
     in_place = check_out(out, x)

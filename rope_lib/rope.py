@@ -74,15 +74,9 @@ def rotate_quarter(x: torch.Tensor, layout: str) -> torch.Tensor:
     return torch.cat([-b, a], dim=-1)
 
 
-def rotate_pairs(
-    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "interleaved", rotary_dim: int | None = None
-) -> torch.Tensor:
-    """RoFormer eq. 34, x⊗cos + rotate(x)⊗sin, on x (B, T, H, D) with tables (T, D/2) or (B, T, D/2).
-
-    Computed in float32 (float64 for float64 x) and returned in x's dtype.
-    rotary_dim: rotate only the first rotary_dim coordinates of each head (tables
-    (T, rotary_dim/2)) and pass the rest through, as GPT-NeoX and GPT-J do.
-    """
+def check_rotary_inputs(x, cos, sin, layout: str, rotary_dim: int | None) -> int:
+    """The checks of `rotate_pairs`: x (B, T, H, D) and tables (T, rot/2) or (B, T, rot/2) in x's
+    compute dtype on x's device. Returns rot, the number of coordinates that turn."""
     check_bthd(x, "x")
     check_layout(layout)
     batch, seq, _, dim = x.shape
@@ -101,6 +95,20 @@ def rotate_pairs(
             raise ValueError(f"{name} must be on x's device {x.device}, got {table.device}")
         if table.dtype != want:
             raise TypeError(f"{name} must have dtype {want} to rotate x of dtype {x.dtype}, got {table.dtype}")
+    return rot
+
+
+def rotate_pairs(
+    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "interleaved", rotary_dim: int | None = None
+) -> torch.Tensor:
+    """RoFormer eq. 34, x⊗cos + rotate(x)⊗sin, on x (B, T, H, D) with tables (T, D/2) or (B, T, D/2).
+
+    Computed in float32 (float64 for float64 x) and returned in x's dtype.
+    rotary_dim: rotate only the first rotary_dim coordinates of each head (tables
+    (T, rotary_dim/2)) and pass the rest through, as GPT-NeoX and GPT-J do.
+    """
+    rot = check_rotary_inputs(x, cos, sin, layout, rotary_dim)
+    dim, want = x.shape[-1], compute_dtype(x.dtype)
     c = expand_to_pairs(cos, layout).unsqueeze(-2)  # (T, 1, rot) or (B, T, 1, rot)
     s = expand_to_pairs(sin, layout).unsqueeze(-2)
     xc = x.to(want)
@@ -120,12 +128,16 @@ def apply_rope(
     inv_freq=None,
     attention_factor: float = 1.0,
     rotary_dim: int | None = None,
+    out: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Rotate every head vector of x (B, T, H, D) to its position.
 
     positions: integers, shape (T,) or (B, T), on x's device (a range or list is accepted too).
     inv_freq, attention_factor, rotary_dim: see `rope_cos_sin` and `rotate_pairs`;
     without inv_freq the frequencies are theta^(−2i/rotary_dim).
+    out: a buffer of x's shape, dtype and device to write into (out=x rotates in place). Given,
+    the fused one-pass kernel of `rope_lib.fused` writes it; without it the eager form (the
+    reference) returns a new tensor.
     """
     check_bthd(x, "x")
     pos = as_positions(positions, device=x.device)
@@ -134,6 +146,10 @@ def apply_rope(
         raise ValueError(f"positions must have shape (T,) = ({seq},) or (B, T) = ({batch}, {seq}), got {tuple(pos.shape)}")
     rot = check_rotary_dim(rotary_dim, x.shape[-1])
     cos, sin = rope_cos_sin(pos, rot, theta=theta, dtype=compute_dtype(x.dtype), inv_freq=inv_freq, attention_factor=attention_factor)
+    if out is not None:
+        from .fused import rotate_pairs_fused  # the fused module builds on this one
+
+        return rotate_pairs_fused(x, cos, sin, layout=layout, rotary_dim=rotary_dim, out=out)
     return rotate_pairs(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
 
 

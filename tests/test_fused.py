@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rope_lib import apply_rope_matrix, compute_dtype, rope_cos_sin, rotate_pairs
+import rope_lib
 from rope_lib import fused
 from rope_lib.fused import check_out, fused_kernels_available, kernel_name, kernels_for, rotate_pairs_fused
 
@@ -203,3 +204,33 @@ def test_autograd_gets_the_eager_rotation():
     fused_grad, x.grad = x.grad, None
     (rotate_pairs(x, cos, sin, layout="half") * weight).sum().backward()
     torch.testing.assert_close(fused_grad, x.grad, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_apply_rope_with_out_writes_the_fused_result(layout):
+    x = torch.randn(2, 7, 3, 16, generator=torch.Generator().manual_seed(11))
+    positions = torch.arange(300, 307)
+    expected = rope_lib.apply_rope(x, positions, layout=layout)
+    out = torch.empty_like(x)
+    assert rope_lib.apply_rope(x, positions, layout=layout, out=out) is out
+    torch.testing.assert_close(out, expected, rtol=0, atol=1e-5)
+    in_place = x.clone()
+    rope_lib.apply_rope(in_place, positions, layout=layout, out=in_place)
+    torch.testing.assert_close(in_place, expected, rtol=0, atol=1e-5)
+    with pytest.raises(ValueError, match="out must match x"):
+        rope_lib.apply_rope(x, positions, layout=layout, out=torch.empty(2, 7, 3, 8))
+
+
+@pytest.mark.parametrize("dtype, atol", [(torch.float32, 1e-5), (torch.bfloat16, 2e-2)])
+def test_fused_attention_matches_the_eager_module_through_the_kv_cache(dtype, atol):
+    torch.manual_seed(0)
+    eager = rope_lib.Attention(64, 4, n_kv_heads=2, max_seq_len=32, device="cpu", dtype=dtype)
+    fused = rope_lib.Attention(64, 4, n_kv_heads=2, max_seq_len=32, device="cpu", dtype=dtype, fused=True)
+    fused.load_state_dict(eager.state_dict())
+    x = torch.randn(1, 12, 64, generator=torch.Generator().manual_seed(1)).to(dtype)
+    with torch.no_grad():
+        for start, end in [(0, 9), (9, 10), (10, 12)]:
+            torch.testing.assert_close(fused(x[:, start:end], start), eager(x[:, start:end], start), rtol=0, atol=atol)
+    torch.testing.assert_close(fused.cache_k, eager.cache_k, rtol=0, atol=atol)
+    with pytest.raises(TypeError, match="fused must be True or False"):
+        rope_lib.Attention(64, 4, device="cpu", fused="yes")
