@@ -138,10 +138,13 @@ def test_no_deck_references_another_host(decks):
 @pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="tests/install_chromium.sh installs Debian's chromium")
 def test_decks_present_offline_in_a_browser(decks):
-    """Each deck opens with no console error and no request off the local server; every slide is reachable and its math typeset."""
+    """Each deck opens with no console error and no request off the local server; every slide is reachable,
+    its math typeset, and axe-core finds nothing serious or critical on it."""
+    from axe_playwright_python.sync_playwright import Axe
     from playwright.sync_api import sync_playwright
 
     folder, counts = decks
+    axe = Axe()
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -176,8 +179,12 @@ def test_decks_present_offline_in_a_browser(decks):
                     page.keyboard.press("Space")
                 at_end = page.evaluate("() => Reveal.isLastSlide()")
                 typeset = page.evaluate("() => document.querySelectorAll('mjx-container').length")
-                if errors or foreign or total != expected or not at_end or typeset == 0:
-                    problems.append(f"{name}: errors {errors}, foreign {foreign}, {total} slides of {expected}, at end {at_end}, {typeset} formulas")
+                serious = [v["id"] for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")]
+                if errors or foreign or total != expected or not at_end or typeset == 0 or serious:
+                    problems.append(
+                        f"{name}: errors {errors}, foreign {foreign}, {total} slides of {expected}, at end {at_end}, "
+                        f"{typeset} formulas, serious accessibility findings {serious}"
+                    )
                 page.close()
             browser.close()
     finally:
