@@ -1,6 +1,10 @@
+import contextlib
+import functools
+import http.server
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -8,6 +12,14 @@ import torch
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
+
+CHROMIUM = Path("/usr/bin/chromium")
+"""Debian's Chromium (tests/install_chromium.sh); no test tool downloads a browser of its own."""
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-default-apps",
+]
+"""Headless, as root, and quiet on the network: no background requests to any other host."""
 
 # CI gets a fixed, reproducible set of examples; a developer run explores new ones.
 settings.register_profile("ci", derandomize=True, max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -45,3 +57,19 @@ def built_book(tmp_path_factory):
     output = tmp_path_factory.mktemp("book")
     result = build_book(ROOT, output)
     return result, output / "_build" / "html"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: Path):
+    """Serve `directory` on a free localhost port for the browser tests; yields the origin "127.0.0.1:PORT"."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(directory)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()

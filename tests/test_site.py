@@ -7,9 +7,6 @@ recorded, so a page that needs the network fails here.
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -17,13 +14,8 @@ from urllib.parse import unquote, urldefrag, urljoin, urlparse
 
 import pytest
 
-from conftest import ROOT
+from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serve
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-default-apps",
-]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 DARK_SCREENSHOTS = SCREENSHOTS / "dark"
 PHONE_WIDTH = 390
@@ -38,21 +30,13 @@ def site_pages(html: Path) -> list[str]:
     return sorted(p.relative_to(html).as_posix() for p in html.rglob("*.html") if p.relative_to(html).parts[0] != "_static")
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def site(built_book):
     result, html = built_book
     if result.returncode != 0:
         pytest.fail("the book did not build; see test_book_builds_with_zero_warnings")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(html)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield html, f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
+    with serve(html) as origin:
+        yield html, f"http://{origin}/"
 
 
 @dataclass

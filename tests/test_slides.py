@@ -4,24 +4,19 @@ from another host, checked in headless Chromium as a presenter would open them."
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import sys
-import threading
-from pathlib import Path
 from urllib.parse import urlparse
 
 import nbformat
 import pytest
 
-from conftest import ROOT
+from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serve
 from test_chapters import chapters
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import slides  # noqa: E402
 
-CHROMIUM = Path("/usr/bin/chromium")
 SLIDES_PER_DECK = range(8, 21)
 """A 45-minute lecture covers a chapter or two: each deck holds 8 to 20 slides."""
 
@@ -145,49 +140,38 @@ def test_decks_present_offline_in_a_browser(decks):
 
     folder, counts = decks
     axe = Axe()
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder.parents[1])))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    origin = f"127.0.0.1:{server.server_address[1]}"
     problems = []
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
-            for name, expected in counts.items():
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                errors, foreign = [], []
-                page.on("console", lambda m, errors=errors: m.type == "error" and errors.append(m.text))
-                page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+    with serve(folder.parents[1]) as origin, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        for name, expected in counts.items():
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            errors, foreign = [], []
+            page.on("console", lambda m, errors=errors: m.type == "error" and errors.append(m.text))
+            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
 
-                def route(r, foreign=foreign):
-                    if urlparse(r.request.url).netloc != origin:
-                        foreign.append(r.request.url)
-                        r.abort()
-                    else:
-                        r.continue_()
+            def route(r, foreign=foreign):
+                if urlparse(r.request.url).netloc != origin:
+                    foreign.append(r.request.url)
+                    r.abort()
+                else:
+                    r.continue_()
 
-                page.route("**/*", route)
-                page.goto(f"http://{origin}/_static/slides/{name}.slides.html", wait_until="networkidle")
-                page.wait_for_function("() => window.Reveal && Reveal.isReady() && window.MathJax && MathJax.startup && MathJax.startup.promise")
-                page.evaluate("() => MathJax.startup.promise")
-                total = page.evaluate("() => Reveal.getTotalSlides()")
-                for _ in range(total):
-                    page.keyboard.press("Space")
-                at_end = page.evaluate("() => Reveal.isLastSlide()")
-                typeset = page.evaluate("() => document.querySelectorAll('mjx-container').length")
-                errors, foreign = list(errors), list(foreign)  # what the deck itself did: axe fetches stylesheets on its own
-                serious = [v["id"] for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")]
-                if errors or foreign or total != expected or not at_end or typeset == 0 or serious:
-                    problems.append(
-                        f"{name}: errors {errors}, foreign {foreign}, {total} slides of {expected}, at end {at_end}, "
-                        f"{typeset} formulas, serious accessibility findings {serious}"
-                    )
-                page.close()
-            browser.close()
-    finally:
-        server.shutdown()
+            page.route("**/*", route)
+            page.goto(f"http://{origin}/_static/slides/{name}.slides.html", wait_until="networkidle")
+            page.wait_for_function("() => window.Reveal && Reveal.isReady() && window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("() => MathJax.startup.promise")
+            total = page.evaluate("() => Reveal.getTotalSlides()")
+            for _ in range(total):
+                page.keyboard.press("Space")
+            at_end = page.evaluate("() => Reveal.isLastSlide()")
+            typeset = page.evaluate("() => document.querySelectorAll('mjx-container').length")
+            errors, foreign = list(errors), list(foreign)  # what the deck itself did: axe fetches stylesheets on its own
+            serious = [v["id"] for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")]
+            if errors or foreign or total != expected or not at_end or typeset == 0 or serious:
+                problems.append(
+                    f"{name}: errors {errors}, foreign {foreign}, {total} slides of {expected}, at end {at_end}, "
+                    f"{typeset} formulas, serious accessibility findings {serious}"
+                )
+            page.close()
+        browser.close()
     assert not problems, "\n".join(problems)

@@ -26,6 +26,11 @@ def series_style(i: int) -> dict:
     return {"color": OKABE_ITO[i % len(OKABE_ITO)], "linestyle": LINE_STYLES[i % len(LINE_STYLES)], "marker": MARKERS[i % len(MARKERS)]}
 
 
+def png_data_url(png: bytes) -> str:
+    """PNG bytes as a data: URL, so a page or widget carries the image inline."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
 PNG_DPI = 100
 """Resolution of the PNG a figure shows as in a notebook and on the website."""
 
@@ -46,8 +51,7 @@ class BookFigure(Figure):
 
     def _repr_html_(self) -> str:
         """The PNG inline with its description as alternative text: what the website shows."""
-        data = base64.b64encode(self.to_png()).decode("ascii")
-        return f'<img class="rope-figure" src="data:image/png;base64,{data}" alt="{html.escape(self.alt_text, quote=True)}">'
+        return f'<img class="rope-figure" src="{png_data_url(self.to_png())}" alt="{html.escape(self.alt_text, quote=True)}">'
 
 
 def new_figure(alt: str, *, figsize: tuple[float, float] = (6.0, 3.5)) -> BookFigure:

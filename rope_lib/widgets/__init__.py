@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from PIL import Image
 
-from ..plotting.style import BookFigure
+from ..plotting.style import BookFigure, png_data_url
 
 MAX_FRAMES = 96
 """The most frames one static figure may pre-render: it keeps a page under 2 MB."""
@@ -52,10 +52,6 @@ def frame_png(figure: BookFigure) -> bytes:
 def script_safe_json(value) -> str:
     """JSON that cannot close the <script> element holding it."""
     return json.dumps(value).replace("</", "<\\/")
-
-
-def data_url(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 @dataclass(frozen=True)
@@ -135,7 +131,7 @@ class InteractiveFigure:
     def static_html(self) -> str:
         """The kernel-free form: an image, one labelled range input per control, and every frame inline."""
         number = next(_figure_ids)
-        frames = {key: {"src": data_url(frame_png(fig)), "alt": fig.alt_text} for key, fig in self.frames().items()}
+        frames = {key: {"src": png_data_url(frame_png(fig)), "alt": fig.alt_text} for key, fig in self.frames().items()}
         first = ",".join(str(c.values.index(c.value)) for c in self.controls)
         rows = []
         for j, c in enumerate(self.controls):
