@@ -6,7 +6,12 @@ implementation rotates one (B, T, H, D) = (1, S, 32, 128) tensor, in one process
 
 * `copy`            dst.copy_(x), into a preallocated dst: the ceiling;
 * `rope_lib_eager`  rope_lib.rotate_pairs with precomputed cos/sin (allocates its output);
-* `rope_lib_fused`  rope_lib.fused.rotate_pairs_fused into a preallocated out;
+* `rope_lib_fused`  rope_lib.fused.rotate_pairs_fused into a preallocated out (its
+  first kernel: on the CPU the C++ loop of rope_lib.cpu_kernel);
+* `rope_lib_fused_inplace`  the same, over x itself (out=x), as rope_lib's
+  attention rotates its fresh queries;
+* `rope_lib_compiled`  the half layout's torch.compile kernel, into out;
+* `rope_lib_pair_axis`  the interleaved pairs as a size-2 axis, torch.compile'd, into out;
 * `rope_lib_fused_permuted`  an interleaved model run in the half layout after
   `permute_rows_to_half` of W_q and W_k: per call the half kernel, once per
   model the permutation, timed separately (`permutation` in the JSON);
@@ -63,6 +68,11 @@ IMPLS = {
     "copy": {"call": "dst.copy_(x)", "allocates": "nothing (dst preallocated)"},
     "rope_lib_eager": {"call": "rope_lib.rotate_pairs(x, cos, sin, layout=…)", "allocates": "the output and float32 temporaries"},
     "rope_lib_fused": {"call": "rope_lib.fused.rotate_pairs_fused(x, cos, sin, layout=…, out=out)", "allocates": "nothing (out preallocated)"},
+    "rope_lib_fused_inplace": {"call": "rope_lib.fused.rotate_pairs_fused(x, cos, sin, layout=…, out=x)", "allocates": "nothing (x is overwritten)"},
+    "rope_lib_compiled": {
+        "call": "rotate_pairs_fused(x, cos, sin, layout='half', out=out, kernel='half'): the halves as a size-2 axis, torch.compile'd",
+        "allocates": "nothing (out preallocated)",
+    },
     "rope_lib_fused_permuted": {
         "call": "the half-layout fused kernel on activations made by permute_rows_to_half(W_q), (W_k)",
         "allocates": "nothing per call; the permuted weights once per model",
@@ -200,7 +210,8 @@ def benchmark_case(device: torch.device, dtype_name: str, seq_len: int, *, warmu
     for _ in range(ring_size(moved // 2)):
         x = torch.randn(shape, generator=gen, device=device).to(dtype)
         slot = {"x": x, "x2": torch.randn(shape, generator=gen, device=device).to(dtype)}  # x2: the keys, for APIs that want both
-        slot.update({name: torch.empty_like(x) for name in ("dst", "half", "interleaved", "permuted", "pair_axis")})  # preallocated outputs
+        slot.update({name: torch.empty_like(x) for name in ("dst", "half", "interleaved", "permuted", "compiled", "pair_axis")})  # preallocated outputs
+        slot.update({f"own_{layout}": x.clone() for layout in ("half", "interleaved")})  # rotated in place, again and again
         slots.append(slot)
     positions = torch.arange(seq_len, device=device)
     cos, sin = rope_cos_sin(positions, HEAD_DIM, theta=THETA, dtype=torch.float32)  # (T, D/2) each
@@ -209,6 +220,9 @@ def benchmark_case(device: torch.device, dtype_name: str, seq_len: int, *, warmu
     for layout in ("half", "interleaved"):
         fns[("rope_lib_eager", layout)] = (lambda slot, layout=layout: rotate_pairs(slot["x"], cos, sin, layout=layout), 1)
         fns[("rope_lib_fused", layout)] = (lambda slot, layout=layout: rotate_pairs_fused(slot["x"], cos, sin, layout=layout, out=slot[layout]), 1)
+        own = f"own_{layout}"
+        fns[("rope_lib_fused_inplace", layout)] = (lambda slot, layout=layout, own=own: rotate_pairs_fused(slot[own], cos, sin, layout=layout, out=slot[own]), 1)
+    fns[("rope_lib_compiled", "half")] = (lambda slot: rotate_pairs_fused(slot["x"], cos, sin, layout="half", out=slot["compiled"], kernel="half"), 1)
     fns[("rope_lib_fused_permuted", "interleaved")] = (lambda slot: rotate_pairs_fused(slot["x"], cos, sin, layout="half", out=slot["permuted"]), 1)
     fns[("rope_lib_pair_axis", "interleaved")] = (lambda slot: rotate_pairs_fused(slot["x"], cos, sin, out=slot["pair_axis"], kernel="pair_axis"), 1)
     calls, skipped = peer_calls(device, positions, dtype)

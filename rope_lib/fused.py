@@ -7,36 +7,39 @@ makes a float32 copy of a bf16 input and walks memory several times. A fused
 kernel does the whole formula in one pass, optionally into a buffer the caller
 already owns (`out=`), or over the input itself (`out=x`).
 
-How the formula is written decides whether the compiler turns it into vector
-code, so the kernel depends on the layout:
+The kernels, in the order `kernels_for` prefers them:
 
-* half layout, any dtype: eq. 34 with the two halves as a size-2 axis, compiled
-  by `torch.compile` (C++ on the CPU, Triton on CUDA). Its inner loop runs over
-  contiguous coordinates, which vectorises;
-* interleaved, float32 or float64: each pair is one complex number, and the
-  rotation is one complex product written into `out` (an ATen kernel: Meta's
-  form, minus its temporaries);
-* interleaved, bfloat16: each pair is one 32-bit word, and bf16 is the upper
-  half of a float32, so the kernel splits words into exact float32 values and
+* `native`, on the CPU for float32, float64 and bf16, either layout: the C++ loop
+  of `rope_lib.cpu_kernel`, written pair by pair, which the C++ compiler
+  vectorises; it runs at copy speed and gives the eager form's results bit for bit;
+* `half`, the half layout, any dtype: eq. 34 with the two halves as a size-2 axis,
+  compiled by `torch.compile` (C++ on the CPU, Triton on CUDA). Its inner loop
+  runs over contiguous coordinates, which vectorises;
+* `complex`, interleaved float32 or float64: each pair is one complex number, and
+  the rotation is one complex product written into `out` (an ATen kernel: Meta's
+  form, minus its temporaries; it needs no compiler);
+* `bf16_words`, interleaved bf16: each pair is one 32-bit word, and bf16 is the
+  upper half of a float32, so the kernel splits words into exact float32 values and
   packs the rounded results back with integer operations; compiled;
-* anything else (interleaved float16, or strides that forbid those views): the
-  pair axis written as a size-2 axis and compiled. Correct, but it stays scalar.
+* `pair_axis`, interleaved, any dtype and strides: the pair axis written as a
+  size-2 innermost axis and compiled. Correct, but it stays scalar.
 
-When no compiler is available for the device, or autograd has to record the
-rotation (the kernels are for inference), `rope_lib.rotate_pairs` runs instead;
-it is also the reference the kernels are tested against.
+How the formula is written decides whether `torch.compile` turns it into vector
+code, which is why its kernels depend on the layout. When no compiler is
+available for the device, or autograd has to record the rotation (the kernels
+are for inference), `rope_lib.rotate_pairs` runs instead (`eager`); it is also
+the reference the kernels are tested against.
 """
 
 from __future__ import annotations
 
 import functools
-import shutil
 import sys
 import types
 
 import torch
 
-from . import rope
+from . import cpu_kernel, rope
 
 BF16_LOW_HALF = 0xFFFF
 """The bits of a 32-bit word that hold the first bf16 of a pair (little-endian memory)."""
@@ -80,7 +83,7 @@ def fused_kernels_available(device) -> bool:
 def _compiler_found(kind: str) -> bool:
     """Looked up once per device type and process: compilers do not come and go while Python runs."""
     if kind == "cpu":
-        return any(shutil.which(name) for name in ("g++", "c++", "clang++"))
+        return cpu_kernel.cxx_compiler() is not None
     if kind == "cuda":
         from torch.utils._triton import has_triton
 
@@ -157,14 +160,15 @@ def _pairs_are_words(t: torch.Tensor) -> bool:
 
 
 def kernels_for(x: torch.Tensor, out: torch.Tensor, layout: str) -> list[str]:
-    """The kernels that can rotate x into out, fastest first: 'half', 'complex', 'bf16_words', 'pair_axis', 'eager'."""
+    """The kernels that can rotate x into out, fastest first: 'native', 'half', 'complex', 'bf16_words', 'pair_axis', 'eager'."""
     words = _pairs_are_words(x) and _pairs_are_words(out)
     little_endian = sys.byteorder == "little"  # the first bf16 of a pair is the low half of its word
     compiled = fused_kernels_available(x.device)
+    names = ["native"] if compiled and cpu_kernel.handles(x, out) else []
     if layout == "half":
-        names = ["half"] if compiled else []
+        names += ["half"] if compiled else []
     else:
-        names = ["complex"] if words and x.dtype in (torch.float32, torch.float64) else []
+        names += ["complex"] if words and x.dtype in (torch.float32, torch.float64) else []
         if compiled:
             names += (["bf16_words"] if words and little_endian and x.dtype == torch.bfloat16 else []) + ["pair_axis"]
     return names + ["eager"]
@@ -204,7 +208,9 @@ def rotate_pairs_fused(
     if kernel is not None and kernel not in usable:
         raise ValueError(f"kernel must be one of {usable} for this x, out and layout={layout!r}, got {kernel!r}")
     name = usable[0] if kernel is None else kernel
-    if name == "complex":
+    if name == "native":
+        cpu_kernel.rotate(head, cos, sin, head_out, layout)
+    elif name == "complex":
         table = torch.complex(cos, sin).unsqueeze(-2)  # (…, T, 1, rot/2): e^{i·m·θ_j}
         torch.mul(_as_complex(head), table, out=_as_complex(head_out))  # (B, T, H, rot/2), Meta's product
     elif name == "bf16_words":

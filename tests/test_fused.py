@@ -100,8 +100,8 @@ def test_complex_kernel_matches_the_matrix_form(d, t, start, seed):
     x = torch.randn(1, t, 2, d, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
     positions = torch.arange(start, start + t)
     cos, sin = rope_cos_sin(positions, d, dtype=torch.float64)
-    assert kernel_name(x, x, "interleaved") == "complex"
-    got = rotate_pairs_fused(x, cos, sin)
+    assert "complex" in kernels_for(x, x, "interleaved")
+    got = rotate_pairs_fused(x, cos, sin, kernel="complex")
     np.testing.assert_allclose(got.numpy(), apply_rope_matrix(x.numpy(), positions.numpy()), rtol=0, atol=1e-9)
 
 
@@ -110,12 +110,16 @@ def test_kernel_choice_follows_layout_dtype_and_memory():
     assert fused_kernels_available("cpu") in (True, False)
     assert not fused_kernels_available("meta")
     if fused_kernels_available("cpu"):
-        assert kernel_name(f32, f32, "half") == "half"
-        assert kernel_name(b16, b16, "interleaved") == "bf16_words"
-        assert kernel_name(f16, f16, "interleaved") == "pair_axis"
+        assert kernels_for(f32, f32, "half") == ["native", "half", "eager"]
+        assert kernels_for(f32, f32, "interleaved") == ["native", "complex", "pair_axis", "eager"]
+        assert kernels_for(b16, b16, "interleaved") == ["native", "bf16_words", "pair_axis", "eager"]
+        assert kernel_name(f16, f16, "interleaved") == "pair_axis" and kernel_name(f16, f16, "half") == "half"
         odd = torch.empty(1, 2, 1, 9, dtype=torch.bfloat16)[..., 1:]  # pairs straddle 32-bit words
-        assert kernels_for(odd, odd, "interleaved") == ["pair_axis", "eager"]
-    assert kernel_name(f32, f32, "interleaved") == "complex"
+        assert kernels_for(odd, odd, "interleaved") == ["native", "pair_axis", "eager"]
+        spread = torch.empty(1, 2, 1, 16)[..., ::2]  # coordinates not contiguous: the C++ loop does not take them
+        assert kernels_for(spread, spread, "half") == ["half", "eager"]
+    else:
+        assert kernel_name(f32, f32, "interleaved") == "complex"
     assert kernels_for(f32, f32, "interleaved")[-1] == "eager"
 
 
@@ -137,13 +141,14 @@ def test_without_a_compiler_the_eager_form_runs(monkeypatch):
     assert torch.equal(out, rotate_pairs(x, cos, sin, layout="half"))
 
 
-def test_bf16_word_kernel_keeps_special_values_like_rotate_pairs():
-    if "bf16_words" not in kernels_for(torch.empty(1, 1, 1, 2, dtype=torch.bfloat16), torch.empty(1, 1, 1, 2, dtype=torch.bfloat16), "interleaved"):
+@pytest.mark.parametrize("kernel", ["bf16_words", "native"])
+def test_bf16_kernels_keep_special_values_like_rotate_pairs(kernel):
+    if kernel not in kernels_for(torch.empty(1, 1, 1, 2, dtype=torch.bfloat16), torch.empty(1, 1, 1, 2, dtype=torch.bfloat16), "interleaved"):
         pytest.skip("no compiler or not a little-endian machine")
     values = [float("nan"), 1.0, float("inf"), 3e38, -0.0, 1e-40, 2.0, -3.0, 255.0, 1e-3, -7.5, 0.0]
     x = torch.tensor(values, dtype=torch.bfloat16).reshape(1, 3, 1, 4)
     cos, sin = rope_cos_sin(torch.arange(3), 4)
-    got, want = rotate_pairs_fused(x, cos, sin), rotate_pairs(x, cos, sin)
+    got, want = rotate_pairs_fused(x, cos, sin, kernel=kernel), rotate_pairs(x, cos, sin)
     assert torch.equal(got.isnan(), want.isnan())
     assert torch.equal(got[~got.isnan()], want[~want.isnan()])
 

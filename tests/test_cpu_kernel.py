@@ -1,0 +1,98 @@
+"""rope_lib.cpu_kernel: the C++ loop gives rotate_pairs' results bit for bit, in both layouts, for every
+memory arrangement it accepts (strided views, batched tables, partial rotary, in place, many threads),
+and it is compiled once into the cache folder, with a clear warning when the compiler fails."""
+
+import pytest
+import torch
+
+from rope_lib import compute_dtype, cpu_kernel, rope_cos_sin, rotate_pairs
+from rope_lib.fused import kernels_for, rotate_pairs_fused
+
+pytestmark = pytest.mark.skipif(cpu_kernel.cxx_compiler() is None, reason="no C++ compiler on this machine")
+
+DTYPES = [torch.float32, torch.float64, torch.bfloat16]
+LAYOUTS = ["half", "interleaved"]
+
+
+def random(shape, dtype, seed=0):
+    return torch.randn(shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+def native(x, cos, sin, layout, **kwargs):
+    assert kernels_for(x, x if "out" not in kwargs else kwargs["out"], layout)[0] == "native"
+    return rotate_pairs_fused(x, cos, sin, layout=layout, kernel="native", **kwargs)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_bit_for_bit_the_eager_rotation_on_many_threads(dtype, layout):
+    """(2, 100, 8, 64): 51 200 pairs, above the size at which the loop is split between threads."""
+    x = random((2, 100, 8, 64), dtype)
+    cos, sin = rope_cos_sin(torch.arange(5000, 5100), 64, dtype=compute_dtype(dtype))
+    assert torch.equal(native(x, cos, sin, layout), rotate_pairs(x, cos, sin, layout=layout))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_strided_views_batched_tables_partial_rotary_and_in_place(dtype, layout):
+    heads_first = random((3, 4, 6, 32), dtype, seed=1)  # (B, H, T, D) in memory, as attention code often holds it
+    x = heads_first.transpose(1, 2)  # (B, T, H, D) view with strides (H·T·D, D, T·D, 1)
+    positions = torch.tensor([[0, 1, 2, 3, 4, 5], [7, 8, 9, 10, 11, 12], [100, 101, 102, 103, 104, 105]])  # (B, T)
+    cos, sin = rope_cos_sin(positions, 16, dtype=compute_dtype(dtype))  # (B, T, 8): each sequence at its own offset
+    want = rotate_pairs(x, cos, sin, layout=layout, rotary_dim=16)
+    assert torch.equal(native(x, cos, sin, layout, rotary_dim=16), want)
+    cache = torch.zeros(4, 10, 4, 32, dtype=dtype)  # a KV cache (max_batch, max_seq, H, D): rows 2…7 of three sequences
+    native(x, cos, sin, layout, rotary_dim=16, out=cache[:3, 2:8])
+    assert torch.equal(cache[:3, 2:8], want)
+    assert cache[3].abs().sum() == 0 and cache[:, :2].abs().sum() == 0 and cache[:, 8:].abs().sum() == 0
+    in_place = heads_first.clone().transpose(1, 2)
+    native(in_place, cos, sin, layout, rotary_dim=16, out=in_place)
+    assert torch.equal(in_place, want)
+
+
+def test_a_single_token_and_an_empty_sequence():
+    x = random((1, 1, 32, 128), torch.bfloat16)
+    cos, sin = rope_cos_sin(torch.tensor([70000]), 128)
+    assert torch.equal(native(x, cos, sin, "half"), rotate_pairs(x, cos, sin, layout="half"))
+    empty = torch.empty(1, 0, 4, 8)
+    cos, sin = rope_cos_sin(torch.arange(0), 8)
+    assert native(empty, cos, sin, "interleaved").shape == (1, 0, 4, 8)
+
+
+def test_compiled_once_into_the_cache_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cpu_kernel.library.cache_clear()
+    try:
+        assert cpu_kernel.library() is not None
+        built = list((tmp_path / "rope_lib").iterdir())
+        assert [p.suffix for p in built] == [".so"], "one library, no scratch files left behind"
+        stamp = built[0].stat().st_mtime_ns
+        cpu_kernel.library.cache_clear()
+        assert cpu_kernel.library() is not None and built[0].stat().st_mtime_ns == stamp, "a second process reuses it"
+    finally:
+        cpu_kernel.library.cache_clear()
+
+
+def test_a_failing_compiler_is_reported_and_the_other_kernels_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(cpu_kernel, "FLAGS", (*cpu_kernel.FLAGS, "--no-such-flag"))
+    cpu_kernel.library.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="could not compile its CPU kernel.*no-such-flag"):
+            assert cpu_kernel.library() is None
+        x = random((1, 3, 2, 8), torch.float32)
+        assert kernels_for(x, x, "half")[0] != "native"
+        cos, sin = rope_cos_sin(torch.arange(3), 8)
+        torch.testing.assert_close(rotate_pairs_fused(x, cos, sin, layout="half"), rotate_pairs(x, cos, sin, layout="half"), rtol=0, atol=1e-6)
+        assert not list((tmp_path / "rope_lib").glob("*.so"))
+    finally:
+        cpu_kernel.library.cache_clear()
+
+
+def test_what_it_does_not_take_goes_to_the_other_kernels():
+    f16 = torch.empty(1, 2, 1, 8, dtype=torch.float16)
+    spread = torch.empty(1, 2, 1, 16)[..., ::2]
+    assert not cpu_kernel.handles(f16, f16) and not cpu_kernel.handles(spread, spread)
+    assert not cpu_kernel.handles(torch.empty(1, 2, 1, 8, device="meta"), torch.empty(1, 2, 1, 8, device="meta"))
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        rotate_pairs_fused(f16, *rope_cos_sin(torch.arange(2), 8), kernel="native")
