@@ -11,17 +11,20 @@ cell can `assert check_…(my_function)`.
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from .base_bound import b_m_theta
 from .complex_plane import exp_partial_sums
 from .decay import relative_upper_bound
 from .frequencies import DEFAULT_BASE, angles, inv_freq
 from .rope import apply_rope, rope_cos_sin, rotate_pairs
 from .rotation import rotary_matrix, rotation_matrix_2d
+from .scaling import dynamic_ntk_inv_freq, ntk_inv_freq, position_interpolation_inv_freq
 from .sinusoidal import sinusoidal_encoding, sinusoidal_position
 from .tokens import attention_outputs, build_vocab, embed, embedding_table, projection, self_attention, softmax, token_ids, tokenize
 
@@ -89,6 +92,27 @@ def _diagnose(got, mistakes, close) -> None:
     for wrong, hint in mistakes:
         if close(got, wrong()):
             raise _Hint(hint)
+
+
+def _diagnose_across(got, at, inputs, answer, mistakes, close) -> None:
+    """Like `_diagnose`, for answers that are single numbers, where two mistakes can give the same number at the
+    failing input `at`: a mistake is named only if it also gives the student's answers at the other inputs
+    (`answer(x)`; None where the student's function fails there), so that it explains the whole function."""
+    here = [(wrong, hint) for wrong, hint in mistakes if close(got, wrong(at))]
+    if not here:
+        return
+    answers = [(x, answer(x)) for x in inputs if x != at]
+    for wrong, hint in here:
+        if all(a is None or close(a, wrong(x)) for x, a in answers):
+            raise _Hint(hint)
+
+
+def _quietly(convert, function, *args):
+    """The student's answer at one more input, for diagnosis only: None where it raises or is not a valid answer."""
+    try:
+        return convert(function(*args))
+    except Exception:  # noqa: BLE001  (any failure just means "no answer here")
+        return None
 
 
 def _allclose(atol: float):
@@ -385,3 +409,200 @@ def check_rope_half(rope_half) -> CheckResult:
 
     return _run("llama-ex-rotate-half", rope_half, body,
                 "rope_half matches rope_lib.apply_rope(x, positions, layout='half') for three shapes and offsets 0, 50 and 1000.")
+
+
+# ---- Implementations and speed ----------------------------------------------------------------
+
+
+def _bf16_errors(n: int, dtype: torch.dtype = torch.bfloat16, *, nearest: bool = False) -> torch.Tensor:
+    """|position as built − true position| for 0 … n−1 (float64, shape (n,)): built by an arange in `dtype`,
+    or, with nearest=True, by rounding each exact integer to the nearest number of `dtype`."""
+    exact = torch.arange(n, dtype=torch.float64)  # (n,)
+    built = torch.arange(n).to(dtype) if nearest else torch.arange(n, dtype=dtype)  # (n,)
+    return (built.double() - exact).abs()
+
+
+def _significant_bits(dtype: torch.dtype) -> int:
+    """Significant bits of a float type, the implicit leading one included: 8 for bf16, 11 for float16."""
+    return round(-math.log2(torch.finfo(dtype).eps)) + 1
+
+
+def _a_number(value, call: str, n: int) -> float:
+    """One real number from the student's answer: a Python or NumPy number, or a 0-dimensional tensor or array."""
+    if value is None:
+        raise _Hint(f"{call} returned None: return the largest error as a number")
+    if isinstance(value, bool):
+        raise _Hint(f"{call} returned {value!r}; expected a number, the largest distance in positions")
+    shape = tuple(getattr(value, "shape", ()))
+    if shape == (n,):
+        raise _Hint(f"{call} returned shape {shape}, one error per position; return only the largest, as one number")
+    if shape != ():
+        raise _Hint(f"{call} returned shape {shape}; expected one number (a 0-dimensional tensor is fine too)")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise _Hint(f"{call} returned {type(value).__name__}, expected a number") from None
+    if not np.isfinite(number):
+        raise _Hint(f"{call} returned {number}; expected a finite number")
+    return number
+
+
+def check_bf16_position_error(bf16_position_error) -> CheckResult:
+    """Exercise speed-ex-positions: `bf16_position_error(n)` is the largest |position − m| over m = 0 … n−1
+    when the positions come from a bf16 `torch.arange(n, dtype=torch.bfloat16)` (on the CPU, in this torch).
+
+    The answer may be a Python number, a NumPy number or a 0-dimensional tensor: the value counts, not its type.
+    """
+    sizes = (1, 200, 256, 257, 258, 1000, 2048, 4096, 5000, 8192)
+    bits = {dtype: _significant_bits(dtype) for dtype in (torch.bfloat16, torch.float16)}
+
+    def signed(n: int) -> torch.Tensor:
+        return torch.arange(n, dtype=torch.bfloat16).double() - torch.arange(n, dtype=torch.float64)  # (n,)
+
+    def body(fn):
+        for n in sizes:
+            call = f"bf16_position_error({n})"
+            got = _a_number(_call(fn, call, n), call, n)
+            expected = _bf16_errors(n).max().item()
+            if abs(got - expected) < 1e-9:
+                continue
+            as_built = torch.arange(n, dtype=torch.bfloat16).double()  # (n,)
+            nearest = torch.arange(n).to(torch.bfloat16).double()  # (n,)
+            differ = torch.nonzero(as_built != nearest).flatten()
+            where = (f"they first differ at position {differ[0].item()}, which a bf16 torch.arange makes "
+                     f"{as_built[differ[0]].item():g} and rounding makes {nearest[differ[0]].item():g}") if differ.numel() else "they differ"
+            _diagnose_across(got, n, sizes, lambda k: _quietly(lambda v: _a_number(v, "", k), fn, k), [
+                (lambda k: _bf16_errors(k, nearest=True).max().item(),
+                 f"{call}: rounding — you rounded each exact position to the nearest bf16 number, which is not how a bf16 "
+                 f"torch.arange builds them: {where}; over 0 … {n - 1} the arange errs by up to {expected:g}, not {got:g}"),
+                (lambda k: _bf16_errors(k)[-1].item(),
+                 f"{call}: you returned the error of the last position, {n - 1}; the answer is the largest error over all positions 0 … {n - 1}"),
+                (lambda k: _bf16_errors(k + 1).max().item(),
+                 f"{call}: range — the positions are 0 … n−1, n of them; yours include position n = {n} too"),
+                (lambda k: signed(k).max().item(),
+                 f"{call}: distance — take the absolute value |built − true|; positions rounded down count as much as those rounded up"),
+                (lambda k: (-signed(k)).max().item(),
+                 f"{call}: distance — take the absolute value |built − true|; positions rounded up count as much as those rounded down"),
+                (lambda k: _bf16_errors(k, torch.float16).max().item(),
+                 f"{call}: dtype — that is the error of float16 positions ({bits[torch.float16]} significant bits); "
+                 f"bf16 keeps only {bits[torch.bfloat16]}"),
+            ], lambda a, b: abs(a - b) < 1e-9)
+            if got == 0:
+                raise _Hint(f"{call}: your positions look exact; build them in bf16, which holds every integer only up to "
+                            f"{2 ** bits[torch.bfloat16]}")
+            raise _Hint(f"{call}: the largest distance from the true positions is not {got:g}; compare the positions a bf16 "
+                        f"torch.arange gives with 0 … {n - 1}")
+
+    return _run("speed-ex-positions", bf16_position_error, body,
+                f"bf16_position_error matches a bf16 torch.arange for n from {sizes[0]} to {sizes[-1]}.")
+
+
+# ---- Longer contexts --------------------------------------------------------------------------
+
+
+def check_rotate_cache(rotate_cache) -> CheckResult:
+    """Exercise lc-ex-fix-cache: `rotate_cache(keys, start, freqs)` rotates unrotated keys (B, T, H, D), which sit at
+    positions start … start+T−1, with the frequencies freqs (d/2 of them) in the interleaved layout."""
+
+    def body(fn):
+        gen = torch.Generator().manual_seed(6)
+        cases = [
+            ((2, 6, 3, 16), 37, "NTK-aware s = 4", ntk_inv_freq(16, DEFAULT_BASE, 4.0)),
+            ((1, 4, 2, 8), 0, "position interpolation s = 8", position_interpolation_inv_freq(8, DEFAULT_BASE, 8.0)),
+            ((1, 5, 1, 32), 1000, "dynamic NTK s = 4 at length 1005", dynamic_ntk_inv_freq(32, DEFAULT_BASE, 4.0, seq_len=1005, original_max_len=16)),
+        ]
+        for shape, start, rule, freqs in cases:
+            keys = torch.randn(*shape, generator=gen, dtype=torch.float64)  # (B, T, H, D)
+            positions = torch.arange(start, start + shape[1])  # (T,)
+            call = f"rotate_cache(keys of shape {shape}, start={start}, freqs of {rule})"
+            value = _call(fn, call, keys.clone(), start, freqs.copy())
+            if not isinstance(value, torch.Tensor):
+                raise _Hint(f"{call} returned {type(value).__name__}, expected a torch.Tensor of shape {shape}")
+            if tuple(value.shape) != shape:
+                raise _Hint(f"{call} returned shape {tuple(value.shape)}, expected {shape}: one rotated key per token and head")
+            if value.dtype != keys.dtype:
+                raise _Hint(f"{call} returned dtype {value.dtype}; keep the keys' dtype ({keys.dtype})")
+            expected = apply_rope(keys, positions, inv_freq=freqs)
+            close = lambda a, b: torch.allclose(a, b, rtol=0, atol=1e-9)  # noqa: E731
+            if close(value, expected):
+                continue
+            _diagnose(value, [
+                (lambda: apply_rope(keys, torch.arange(shape[1]), inv_freq=freqs),
+                 f"{call}: positions — your keys are turned to positions 0 … T−1; they sit at start, start+1, … (here from {start})"),
+                (lambda: apply_rope(keys, positions),
+                 f"{call}: frequencies — you rotated with the default θ_i = 10000^(−2i/d); use the frequencies freqs you are given, the rule's θ'_i"),
+                (lambda: apply_rope(keys, positions, inv_freq=freqs, layout="half"),
+                 f"{call}: pairing — you paired x_i with x_(i+d/2), the half layout; the cache here uses the interleaved layout (x_2i, x_2i+1), apply_rope's default"),
+                (lambda: apply_rope(keys, -positions, inv_freq=freqs),
+                 f"{call}: direction — each pair turned by −mθ'_i; RoPE turns by +mθ'_i"),
+                (lambda: apply_rope(keys, positions + 1, inv_freq=freqs),
+                 f"{call}: off by one — the first key sits at position start = {start}, not start + 1"),
+                (lambda: apply_rope(keys, positions - 1, inv_freq=freqs),
+                 f"{call}: off by one — the first key sits at position start = {start}, not start − 1"),
+            ], close)
+            if start == 0 and not close(value[:, :1], keys[:, :1]):
+                raise _Hint(f"{call}: the key at position 0 must come back unchanged")
+            raise _Hint(f"{call}: the result differs from the keys turned to positions {start} … {start + shape[1] - 1} with freqs by "
+                        f"{(value - expected).abs().max().item():.3g}")
+
+    return _run("lc-ex-fix-cache", rotate_cache, body,
+                "rotate_cache turns the keys to positions start, start+1, … with the given frequencies, for three rules and starts 0, 37 and 1000.")
+
+
+# ---- Why does RoPE work? ----------------------------------------------------------------------
+
+
+def check_b_m(b_m) -> CheckResult:
+    """Exercise wr-ex-bound-by-hand: `b_m(m, d, base)` is B_{m,θ} = Σ_{i=0}^{d/2−1} cos(m·θ_i) with θ_i = base^(−2i/d)."""
+    cases = [(0, 8, DEFAULT_BASE), (1, 8, DEFAULT_BASE), (7, 16, DEFAULT_BASE), (2, 2, DEFAULT_BASE), (100, 128, DEFAULT_BASE),
+             (1707, 128, DEFAULT_BASE), (3000, 128, 500000.0), (40, 64, 100.0)]
+
+    def b(case) -> float:
+        m, d, base = case
+        return float(b_m_theta(m, inv_freq(d, base)))
+
+    def terms(case, *, first=0, step=2, count=None, f=np.cos) -> float:
+        """Σ f(m·base^(−step·i/d)) over i = first … first + count − 1 (count = d/2 by default): the formula, or a slip in it."""
+        m, d, base = case
+        i = np.arange(first, first + (d // 2 if count is None else count))
+        return float(f(m * base ** (-step * i / d)).sum())
+
+    def body(fn):
+        close = _allclose(1e-8)
+        for case in cases:
+            m, d, base = case
+            call = f"b_m({m}, {d}, {base:g})"
+            value = _call(fn, call, m, d, base)
+            if tuple(getattr(value, "shape", ())) == (d // 2,) and d > 2:
+                raise _Hint(f"{call} returned the d/2 = {d // 2} terms cos(mθ_i); B_(m,θ) is their sum, one number")
+            got = float(_numpy(value, call, ()))
+            expected = b(case)
+            if close(got, expected):
+                continue
+            _diagnose_across(got, case, cases, lambda c: _quietly(lambda v: float(np.asarray(v, dtype=np.float64)), fn, *c), [
+                (lambda c: terms(c, f=np.sin),
+                 f"{call}: cos, not sin — B_(m,θ) sums cos(mθ_i); at m = 0 every term is cos 0 = 1"),
+                (lambda c: terms(c, first=1),
+                 f"{call}: frequencies — θ_i = base^(−2i/d) with i counted from 0 to d/2 − 1, so θ_0 = 1"),
+                (lambda c: terms(c, step=1),
+                 f"{call}: frequencies — the exponent of θ_i is −2i/d; yours uses −i/d"),
+                (lambda c: b(c) / (c[1] // 2),
+                 f"{call}: normalisation — B_(m,θ) is the plain sum of the d/2 cosines, B_(0,θ) = d/2; yours is scaled to 1 at m = 0"),
+                (lambda c: b(c) / c[1],
+                 f"{call}: normalisation — B_(m,θ) is the plain sum of the d/2 cosines, B_(0,θ) = d/2; yours is divided by d"),
+                (lambda c: 2 * b(c),
+                 f"{call}: normalisation — twice B_(m,θ): B is the sum of the cosines alone, without the factor 2σ² of the expected score"),
+                (lambda c: terms(c, count=c[1]),
+                 f"{call}: the sum runs over the d/2 pairs, i = 0 … d/2 − 1, not over all d coordinates"),
+                (lambda c: b((c[0], c[1], DEFAULT_BASE)),
+                 f"{call}: base — θ_i = base^(−2i/d) with the base passed in; your answer fits base {DEFAULT_BASE:g}"),
+            ], close)
+            if m == 0:
+                raise _Hint(f"{call}: at m = 0 every cosine is 1, so B_(0,θ) = d/2 = {d // 2}; yours is {got:.6g}")
+            if abs(got - expected) < 1e-3 * d:
+                raise _Hint(f"{call}: close but not equal (off by {abs(got - expected):.2g}): compute the angles mθ_i in float64, "
+                            f"NumPy's default; float32 angles are off by about m·{np.finfo(np.float32).eps / 2:.0e} radians")
+            raise _Hint(f"{call}: the result is not Σ_i cos(mθ_i) (off by {abs(got - expected):.3g}); compare the term of pair 0, cos(m)")
+
+    return _run("wr-ex-bound-by-hand", b_m, body,
+                "b_m matches rope_lib.b_m_theta for d = 2 to 128, m up to 3000 and bases 100, 10000 and 500000.")

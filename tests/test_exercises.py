@@ -3,24 +3,30 @@ answers with a hint that names the property that failed, never raising for a wro
 
 import cmath
 import math
+import re
 
 import numpy as np
 import pytest
 import torch
 
 import rope_lib
+from conftest import ROOT
 from rope_lib import decay, exercises
 from rope_lib.exercises import (
     CheckResult,
     check_attention_by_hand,
+    check_b_m,
+    check_bf16_position_error,
     check_first_below_half,
     check_rope_half,
     check_rope_pairs,
     check_rotate,
+    check_rotate_cache,
     check_score_complex,
     check_terms_needed,
     check_walk_encoding,
 )
+from test_chapters import chapters
 
 
 def failed(result: CheckResult, *words: str) -> bool:
@@ -97,6 +103,21 @@ def rope_half(x, positions):
     return x * cos + rotate_half(x) * sin
 
 
+def bf16_position_error(n):
+    exact = torch.arange(n)
+    built = torch.arange(n, dtype=torch.bfloat16).double()
+    return (built - exact).abs().max().item()
+
+
+def rotate_cache(keys, start, freqs):
+    positions = torch.arange(start, start + keys.shape[1])
+    return rope_lib.apply_rope(keys, positions, inv_freq=freqs)
+
+
+def b_m(m, d, base):
+    return sum(math.cos(m * base ** (-2 * i / d)) for i in range(d // 2))
+
+
 REFERENCES = [
     (check_rope_pairs, rope_pairs),
     (check_attention_by_hand, attention_by_hand),
@@ -106,6 +127,9 @@ REFERENCES = [
     (check_score_complex, score_complex),
     (check_first_below_half, first_below_half),
     (check_rope_half, rope_half),
+    (check_bf16_position_error, bf16_position_error),
+    (check_rotate_cache, rotate_cache),
+    (check_b_m, b_m),
 ]
 
 
@@ -131,10 +155,38 @@ def test_an_answer_that_raises_is_reported_not_raised(check):
     assert failed(result, "raised ZeroDivisionError: oops")
 
 
+def exercises_of(chapter: str) -> list[tuple[str, str, str]]:
+    """(label, text, solution) of every exercise in the chapter's Exercises section."""
+    part = (ROOT / f"{chapter}.md").read_text().split("## Exercises", 1)[-1]
+    found = []
+    for label, text in re.findall(r":::\{exercise\}\n:label: ([\w-]+)\n(.*?)\n:::\n", part, re.S):
+        solution = re.search(rf":::\{{solution-start\}} {re.escape(label)}\n(.*?):::\{{solution-end\}}", part, re.S)
+        found.append((label, text, solution.group(1) if solution else ""))
+    return found
+
+
 def test_every_coding_exercise_has_a_check():
-    """One check per coding exercise of the chapters, and each is exported by name."""
-    checks = sorted(name for name in vars(exercises) if name.startswith("check_"))
-    assert checks == sorted(c.__name__ for c, _ in REFERENCES)
+    """Every exercise that says "Write `name(`" in any chapter of _toc.yml comes with a check of rope_lib.exercises:
+    its text names `check_name(` for one of the functions it asks for and its solution calls it; every check serves
+    some exercise, and each has a reference solution in REFERENCES."""
+    checks = {name for name in vars(exercises) if name.startswith("check_") and callable(getattr(exercises, name))}
+    assert checks == {c.__name__ for c, _ in REFERENCES}, "every check has a reference solution above"
+    used, coding = set(), []
+    for chapter in chapters():
+        for label, text, solution in exercises_of(chapter):
+            if not re.search(r"\bwrite `\w+\(", text, re.I):
+                continue
+            coding.append(label)
+            # the functions the student writes: `name(` in backquotes (a helper may come first, as rotate_half does)
+            wanted = [name for name in re.findall(r"`(\w+)\(", text) if not name.startswith("check_")]
+            checked = [name for name in wanted if f"check_{name}" in checks]
+            assert checked, f"{chapter} {label}: no check_… in rope_lib.exercises for any of {wanted}"
+            for name in checked:
+                assert f"`check_{name}(" in text, f"{chapter} {label}: the exercise should tell the student to run check_{name}(…)"
+                assert f"check_{name}(" in solution, f"{chapter} {label}: the hidden solution should call check_{name}(…)"
+                used.add(f"check_{name}")
+    assert len(coding) >= 11, f"coding exercises found: {coding}"
+    assert used == checks, f"checks no chapter's exercise uses: {sorted(checks - used)}"
 
 
 # ---- typical wrong answers: each fails with a hint that names what is wrong ----
@@ -269,6 +321,80 @@ def test_rope_half_hints():
     assert failed(check_rope_half(wrong_sign), "direction")
     assert failed(check_rope_half(lambda x, positions: rope_half(x, positions).float()), "dtype")
     assert failed(check_rope_half(lambda x, positions: rope_half(x, positions).numpy()), "torch.Tensor")
+
+
+def test_bf16_position_error_hints():
+    def nearest(n):
+        return (torch.arange(n).to(torch.bfloat16).double() - torch.arange(n)).abs().max().item()
+
+    def last_only(n):
+        return (torch.arange(n, dtype=torch.bfloat16).double() - torch.arange(n)).abs()[-1].item()
+
+    def signed(n):
+        return (torch.arange(n, dtype=torch.bfloat16).double() - torch.arange(n)).max().item()
+
+    def float16(n):
+        return (torch.arange(n, dtype=torch.float16).double() - torch.arange(n)).abs().max().item()
+
+    def every_position(n):
+        return (torch.arange(n, dtype=torch.bfloat16).double() - torch.arange(n)).abs()
+
+    # rounding to nearest agrees with a bf16 arange up to 4096 and not at 5000: the hint names both and where they part
+    assert nearest(4096) == bf16_position_error(4096) and nearest(5000) < bf16_position_error(5000)
+    assert failed(check_bf16_position_error(nearest), "rounding", "nearest", "bf16_position_error(5000)", "first differ at position")
+    assert failed(check_bf16_position_error(last_only), "last position", "largest error over all positions")
+    assert failed(check_bf16_position_error(lambda n: bf16_position_error(n + 1)), "range", "0 … n−1")
+    assert failed(check_bf16_position_error(signed), "distance", "absolute value")
+    assert failed(check_bf16_position_error(float16), "dtype", "float16", "11 significant bits", "bf16 keeps only 8")
+    assert failed(check_bf16_position_error(lambda n: 0), "look exact", "256")
+    assert failed(check_bf16_position_error(every_position), "one error per position")
+    assert failed(check_bf16_position_error(lambda n: None), "returned None")
+    # the value counts, not its type: a 0-dimensional tensor or an int passes
+    assert check_bf16_position_error(lambda n: every_position(n).max())
+    assert check_bf16_position_error(lambda n: int(bf16_position_error(n)))
+
+
+def test_rotate_cache_hints():
+    def from_zero(keys, start, freqs):
+        return rotate_cache(keys, 0, freqs)
+
+    def default_freqs(keys, start, freqs):
+        return rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]))
+
+    def half_layout(keys, start, freqs):
+        return rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), inv_freq=freqs, layout="half")
+
+    def backwards(keys, start, freqs):
+        return rope_lib.apply_rope(keys, -torch.arange(start, start + keys.shape[1]), inv_freq=freqs)
+
+    def one_late(keys, start, freqs):
+        return rotate_cache(keys, start + 1, freqs)
+
+    assert failed(check_rotate_cache(from_zero), "positions", "0 … T−1", "from 37")
+    assert failed(check_rotate_cache(default_freqs), "frequencies", "default", "freqs")
+    assert failed(check_rotate_cache(half_layout), "pairing", "half layout", "interleaved")
+    assert failed(check_rotate_cache(backwards), "direction")
+    assert failed(check_rotate_cache(one_late), "off by one", "start + 1")
+    assert failed(check_rotate_cache(lambda keys, start, freqs: rotate_cache(keys, start, freqs).float()), "dtype")
+    assert failed(check_rotate_cache(lambda keys, start, freqs: rotate_cache(keys, start, freqs)[:, 1:]), "shape")
+    assert failed(check_rotate_cache(lambda keys, start, freqs: rotate_cache(keys, start, freqs).numpy()), "torch.Tensor")
+
+
+def test_b_m_hints():
+    def terms(m, d, base, first=0, step=2, count=None, f=math.cos):
+        return sum(f(m * base ** (-step * i / d)) for i in range(first, first + (d // 2 if count is None else count)))
+
+    assert failed(check_b_m(lambda m, d, base: terms(m, d, base, f=math.sin)), "cos, not sin", "b_m(0, 8, 10000)")
+    assert failed(check_b_m(lambda m, d, base: terms(m, d, base, first=1)), "frequencies", "counted from 0", "θ_0 = 1")
+    assert failed(check_b_m(lambda m, d, base: terms(m, d, base, step=1)), "exponent", "−2i/d")
+    assert failed(check_b_m(lambda m, d, base: b_m(m, d, base) / (d // 2)), "normalisation", "scaled to 1")
+    assert failed(check_b_m(lambda m, d, base: b_m(m, d, base) / d), "normalisation", "divided by d")
+    assert failed(check_b_m(lambda m, d, base: 2 * b_m(m, d, base)), "normalisation", "twice", "2σ²")
+    assert failed(check_b_m(lambda m, d, base: terms(m, d, base, count=d)), "d/2 pairs")
+    assert failed(check_b_m(lambda m, d, base: b_m(m, d, 10000.0)), "base", "b_m(3000, 128, 500000)")
+    assert failed(check_b_m(lambda m, d, base: np.cos(m * rope_lib.inv_freq(d, base))), "their sum")
+    float32 = lambda m, d, base: float(np.cos(np.float32(m) * rope_lib.inv_freq(d, base).astype(np.float32)).sum())  # noqa: E731
+    assert failed(check_b_m(float32), "float64")
 
 
 def test_a_check_result_reads_as_its_verdict():
