@@ -48,6 +48,7 @@ from pathlib import Path
 
 import torch
 
+from .cpu_kernel import last_level_cache_bytes
 from .fused import kernel_name, rotate_pairs_fused
 from .layouts import permute_rows_to_half
 from .rope import rope_cos_sin, rotate_pairs
@@ -324,7 +325,13 @@ def machine_info(device: torch.device) -> dict:
             cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    found = {"cpu": cpu, "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(), "platform": platform.platform()}
+    found = {
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "last_level_cache_bytes": last_level_cache_bytes(),
+        "platform": platform.platform(),
+    }
     if device.type == "cuda":
         found["gpu"] = torch.cuda.get_device_name(device)
     return found

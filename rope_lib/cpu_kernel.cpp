@@ -8,9 +8,25 @@
 // tables. The arithmetic is float32 (float64 for float64 x), one multiply or
 // add at a time, as rope_lib.rotate_pairs does it, so results are identical.
 // bf16 values travel as their 16 bits: a bf16 is the upper half of a float32.
+//
+// With `stream` set (rope_lib/cpu_kernel.py sets it when a call reads and writes
+// more bytes than the last-level cache holds, so that the output could not stay
+// cached anyway) each rotated row is assembled in a small aligned buffer and
+// written out with non-temporal stores, which skip reading the destination's
+// old contents into the cache first: they move a third fewer bytes.
 
 #include <cstdint>
 #include <cstring>
+
+#if defined(__AVX__)
+#include <immintrin.h>
+constexpr std::int64_t kStreamBytes = 32;  // one AVX store
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+constexpr std::int64_t kStreamBytes = 16;  // one SSE2 store
+#else
+constexpr std::int64_t kStreamBytes = 0;  // no non-temporal stores: rows are always written directly
+#endif
 
 namespace {
 
@@ -44,38 +60,81 @@ struct Plain {
 };
 
 constexpr std::int64_t kSerialWork = 1 << 15;  // below this many pairs, threads cost more than they save
+constexpr std::int64_t kRowBuffer = 4096;        // bytes of the per-thread buffer a streamed row is assembled in
+
+template <typename Type>
+inline void rotate_row(const typename Type::Stored* src, typename Type::Stored* dst, const typename Type::Math* c,
+                       const typename Type::Math* s, std::int64_t half, int interleaved) {
+    using Math = typename Type::Math;
+    if (interleaved) {
+#pragma omp simd
+        for (std::int64_t j = 0; j < half; ++j) {
+            const Math a = Type::load(src[2 * j]), b = Type::load(src[2 * j + 1]);
+            dst[2 * j] = Type::store(a * c[j] - b * s[j]);
+            dst[2 * j + 1] = Type::store(b * c[j] + a * s[j]);
+        }
+    } else {
+#pragma omp simd
+        for (std::int64_t j = 0; j < half; ++j) {
+            const Math a = Type::load(src[j]), b = Type::load(src[j + half]);
+            dst[j] = Type::store(a * c[j] - b * s[j]);
+            dst[j + half] = Type::store(b * c[j] + a * s[j]);
+        }
+    }
+}
+
+inline void stream_row(const void* from, void* to, std::int64_t bytes) {  // bytes: a multiple of kStreamBytes
+#if defined(__AVX__)
+    for (std::int64_t k = 0; k < bytes; k += kStreamBytes) {
+        const __m256i chunk = _mm256_load_si256(reinterpret_cast<const __m256i*>(static_cast<const char*>(from) + k));
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(static_cast<char*>(to) + k), chunk);
+    }
+#elif defined(__SSE2__)
+    for (std::int64_t k = 0; k < bytes; k += kStreamBytes) {
+        const __m128i chunk = _mm_load_si128(reinterpret_cast<const __m128i*>(static_cast<const char*>(from) + k));
+        _mm_stream_si128(reinterpret_cast<__m128i*>(static_cast<char*>(to) + k), chunk);
+    }
+#else
+    std::memcpy(to, from, static_cast<std::size_t>(bytes));
+#endif
+}
+
+inline void finish_streaming() {  // make this thread's non-temporal stores visible before the kernel returns
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
 
 template <typename Type>
 void rotate(const typename Type::Stored* x, typename Type::Stored* out, const typename Type::Math* cos_table,
             const typename Type::Math* sin_table, std::int64_t batch, std::int64_t seq, std::int64_t heads,
             std::int64_t half, const std::int64_t* x_strides, const std::int64_t* out_strides,
-            const std::int64_t* table_strides, int interleaved, int threads) {
+            const std::int64_t* table_strides, int interleaved, int threads, int stream) {
     using Math = typename Type::Math;
-#pragma omp parallel for collapse(2) schedule(static) num_threads(threads) if (batch * seq * heads * half > kSerialWork)
-    for (std::int64_t n = 0; n < batch; ++n) {
-        for (std::int64_t t = 0; t < seq; ++t) {
-            const Math* c = cos_table + n * table_strides[0] + t * table_strides[1];
-            const Math* s = sin_table + n * table_strides[0] + t * table_strides[1];
-            for (std::int64_t h = 0; h < heads; ++h) {
-                const typename Type::Stored* src = x + n * x_strides[0] + t * x_strides[1] + h * x_strides[2];
-                typename Type::Stored* dst = out + n * out_strides[0] + t * out_strides[1] + h * out_strides[2];
-                if (interleaved) {
-#pragma omp simd
-                    for (std::int64_t j = 0; j < half; ++j) {
-                        const Math a = Type::load(src[2 * j]), b = Type::load(src[2 * j + 1]);
-                        dst[2 * j] = Type::store(a * c[j] - b * s[j]);
-                        dst[2 * j + 1] = Type::store(b * c[j] + a * s[j]);
-                    }
-                } else {
-#pragma omp simd
-                    for (std::int64_t j = 0; j < half; ++j) {
-                        const Math a = Type::load(src[j]), b = Type::load(src[j + half]);
-                        dst[j] = Type::store(a * c[j] - b * s[j]);
-                        dst[j + half] = Type::store(b * c[j] + a * s[j]);
+    using Stored = typename Type::Stored;
+    const std::int64_t row_bytes = 2 * half * static_cast<std::int64_t>(sizeof(Stored));
+    const bool streamable = stream && kStreamBytes > 0 && row_bytes % kStreamBytes == 0 && row_bytes <= kRowBuffer;
+#pragma omp parallel num_threads(threads) if (batch * seq * heads * half > kSerialWork)
+    {
+        alignas(64) Stored row[kRowBuffer / sizeof(Stored)];
+#pragma omp for collapse(2) schedule(static)
+        for (std::int64_t n = 0; n < batch; ++n) {
+            for (std::int64_t t = 0; t < seq; ++t) {
+                const Math* c = cos_table + n * table_strides[0] + t * table_strides[1];
+                const Math* s = sin_table + n * table_strides[0] + t * table_strides[1];
+                for (std::int64_t h = 0; h < heads; ++h) {
+                    const Stored* src = x + n * x_strides[0] + t * x_strides[1] + h * x_strides[2];
+                    Stored* dst = out + n * out_strides[0] + t * out_strides[1] + h * out_strides[2];
+                    if (streamable && reinterpret_cast<std::uintptr_t>(dst) % kStreamBytes == 0) {
+                        rotate_row<Type>(src, row, c, s, half, interleaved);
+                        stream_row(row, dst, row_bytes);
+                    } else {
+                        rotate_row<Type>(src, dst, c, s, half, interleaved);
                     }
                 }
             }
         }
+        finish_streaming();
     }
 }
 
@@ -85,10 +144,10 @@ void rotate(const typename Type::Stored* x, typename Type::Stored* out, const ty
     extern "C" void NAME(const void* x, void* out, const void* cos_table, const void* sin_table, std::int64_t batch,   \
                          std::int64_t seq, std::int64_t heads, std::int64_t half, const std::int64_t* x_strides,       \
                          const std::int64_t* out_strides, const std::int64_t* table_strides, int interleaved,          \
-                         int threads) {                                                                                 \
+                         int threads, int stream) {                                                                     \
         rotate<TYPE>(static_cast<const TYPE::Stored*>(x), static_cast<TYPE::Stored*>(out),                              \
                      static_cast<const TYPE::Math*>(cos_table), static_cast<const TYPE::Math*>(sin_table), batch, seq,  \
-                     heads, half, x_strides, out_strides, table_strides, interleaved, threads);                         \
+                     heads, half, x_strides, out_strides, table_strides, interleaved, threads, stream);                 \
     }
 
 ROPE_ENTRY(rope_rotate_float32, Plain<float>)

@@ -8,6 +8,11 @@ may be the input itself. Its arithmetic is that of `rope_lib.rotate_pairs`
 (float32, or float64 for float64 input, no fused multiply-add), so the results
 are identical to the eager form's, bit for bit.
 
+When one call reads and writes more bytes than the processor's last-level cache
+holds, its output cannot stay in the cache anyway; the kernel then writes it
+with non-temporal stores (on x86), which do not first read the destination's
+old contents into the cache, and moves a third fewer bytes than a copy does.
+
 The source is compiled once per machine, with the C++ compiler torch.compile
 uses too, into `$XDG_CACHE_HOME/rope_lib` (default `~/.cache/rope_lib`), and
 loaded with ctypes.
@@ -37,7 +42,9 @@ DTYPES = {torch.float32: "float32", torch.float64: "float64", torch.bfloat16: "b
 
 _INT64_3 = ctypes.c_int64 * 3
 _INT64_2 = ctypes.c_int64 * 2
-_ARGTYPES = [ctypes.c_void_p] * 4 + [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 3 + [ctypes.c_int] * 2
+_ARGTYPES = [ctypes.c_void_p] * 4 + [ctypes.c_int64] * 4 + [ctypes.c_void_p] * 3 + [ctypes.c_int] * 3
+CACHE_INFO = Path("/sys/devices/system/cpu/cpu0/cache")
+_SIZE_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30}
 
 
 def cxx_compiler() -> str | None:
@@ -53,6 +60,27 @@ def _processor() -> str:
         return "".join(dict.fromkeys(lines))
     except OSError:
         return platform.processor()
+
+
+@functools.lru_cache(maxsize=None)
+def last_level_cache_bytes() -> int | None:
+    """Size of the largest cache level of CPU 0, from Linux's /sys; None where the system does not say."""
+    sizes = {}
+    for index in CACHE_INFO.glob("index*"):
+        try:
+            level, size = (index / "level").read_text().strip(), (index / "size").read_text().strip()
+        except OSError:
+            continue
+        if level.isdigit() and size[:-1].isdigit() and size[-1] in _SIZE_UNITS:
+            sizes[int(level)] = int(size[:-1]) * _SIZE_UNITS[size[-1]]
+    return sizes[max(sizes)] if sizes else None
+
+
+def streams(x: torch.Tensor, out: torch.Tensor) -> bool:
+    """Whether rotating x into out writes with non-temporal stores: out is not x, and the bytes read and
+    written together are at least the last-level cache (a machine whose cache size is unknown never streams)."""
+    cache = last_level_cache_bytes()
+    return out.data_ptr() != x.data_ptr() and cache is not None and 2 * x.numel() * x.element_size() >= cache
 
 
 def cache_dir() -> Path:
@@ -106,5 +134,5 @@ def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out: torch.Ten
         x.data_ptr(), out.data_ptr(), cos.data_ptr(), sin.data_ptr(),
         batch, seq, heads, rot // 2,
         _INT64_3(*x.stride()[:3]), _INT64_3(*out.stride()[:3]), table_strides,
-        int(layout == "interleaved"), torch.get_num_threads(),
+        int(layout == "interleaved"), torch.get_num_threads(), int(streams(x, out)),
     )  # fmt: skip

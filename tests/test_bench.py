@@ -10,7 +10,7 @@ from rope_lib import bench
 from rope_lib.bench import DATA_DIR, RECORD_KEYS, bf16_pitfalls, format_table, load_report, main, tensor_bytes, time_round_robin
 
 PEER_IMPLS = {"meta", "hf", "lucidrains"}
-OWN_IMPLS = {"copy", "rope_lib_eager", "rope_lib_fused", "rope_lib_fused_permuted", "rope_lib_pair_axis"}
+OWN_IMPLS = {"copy", "rope_lib_eager", "rope_lib_fused", "rope_lib_fused_inplace", "rope_lib_compiled", "rope_lib_fused_permuted", "rope_lib_pair_axis"}
 
 
 def check_records(report, devices, dtypes, seq_lens):

@@ -96,3 +96,48 @@ def test_what_it_does_not_take_goes_to_the_other_kernels():
     assert not cpu_kernel.handles(torch.empty(1, 2, 1, 8, device="meta"), torch.empty(1, 2, 1, 8, device="meta"))
     with pytest.raises(ValueError, match="kernel must be one of"):
         rotate_pairs_fused(f16, *rope_cos_sin(torch.arange(2), 8), kernel="native")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_streamed_rows_are_the_same_rotation(dtype, layout, monkeypatch):
+    """With a cache said to be tiny every out-of-place call streams its rows: aligned rows go through the
+    row buffer and non-temporal stores, misaligned ones are written directly, and the result is the same."""
+    monkeypatch.setattr(cpu_kernel, "last_level_cache_bytes", lambda: 1024)
+    x = random((2, 40, 8, 64), dtype, seed=4)
+    cos, sin = rope_cos_sin(torch.arange(40), 64, dtype=compute_dtype(dtype))
+    want = rotate_pairs(x, cos, sin, layout=layout)
+    aligned = torch.empty_like(x)
+    assert cpu_kernel.streams(x, aligned) and aligned.data_ptr() % 64 == 0
+    assert torch.equal(native(x, cos, sin, layout, out=aligned), want)
+    shifted = torch.empty(x.numel() + 1, dtype=dtype)[1:].view(x.shape)  # rows off the 32-byte grid
+    assert torch.equal(native(x, cos, sin, layout, out=shifted), want)
+    in_place = x.clone()
+    assert not cpu_kernel.streams(in_place, in_place)
+    assert torch.equal(native(in_place, cos, sin, layout, out=in_place), want)
+
+
+def test_streaming_needs_a_working_set_as_large_as_the_cache(monkeypatch):
+    x = torch.empty(1, 4, 2, 32)  # 1 KiB read + 1 KiB written
+    monkeypatch.setattr(cpu_kernel, "last_level_cache_bytes", lambda: 2048)
+    assert cpu_kernel.streams(x, torch.empty_like(x))
+    monkeypatch.setattr(cpu_kernel, "last_level_cache_bytes", lambda: 2049)
+    assert not cpu_kernel.streams(x, torch.empty_like(x))
+    monkeypatch.setattr(cpu_kernel, "last_level_cache_bytes", lambda: None)
+    assert not cpu_kernel.streams(x, torch.empty_like(x))
+
+
+def test_last_level_cache_is_read_from_sys(tmp_path, monkeypatch):
+    for index, (level, size) in enumerate([("1", "48K"), ("1", "32K"), ("2", "2048K"), ("3", "32M")]):
+        (tmp_path / f"index{index}").mkdir()
+        (tmp_path / f"index{index}" / "level").write_text(level + "\n")
+        (tmp_path / f"index{index}" / "size").write_text(size + "\n")
+    monkeypatch.setattr(cpu_kernel, "CACHE_INFO", tmp_path)
+    cpu_kernel.last_level_cache_bytes.cache_clear()
+    try:
+        assert cpu_kernel.last_level_cache_bytes() == 32 * 2**20
+        monkeypatch.setattr(cpu_kernel, "CACHE_INFO", tmp_path / "missing")
+        cpu_kernel.last_level_cache_bytes.cache_clear()
+        assert cpu_kernel.last_level_cache_bytes() is None
+    finally:
+        cpu_kernel.last_level_cache_bytes.cache_clear()

@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from rope_lib import Attention, apply_rope, apply_rotary_emb, precompute_freqs_cis
+from rope_lib import Attention, apply_rope, apply_rotary_emb, precompute_freqs_cis, rope_cos_sin, rotate_pairs
+from rope_lib.fused import kernels_for, rotate_pairs_fused
 
 pytestmark = pytest.mark.gpu
 CUDA = torch.device("cuda")
@@ -40,3 +41,20 @@ def test_attention_with_kv_cache_on_cuda_matches_the_cpu(dtype, atol):
     with torch.no_grad():
         for start, end in [(0, 30)] + [(t, t + 1) for t in range(30, 40)]:
             torch.testing.assert_close(gpu(x[:, start:end].to(CUDA), start).cpu(), cpu(x[:, start:end], start), rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("dtype, atol", [(torch.float32, 1e-5), (torch.bfloat16, 2e-2)])
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_every_fused_kernel_on_cuda_matches_the_cpu_rotation(dtype, atol, layout):
+    """Each kernel rotate_pairs_fused can pick on CUDA (Triton through torch.compile, the complex product),
+    into a buffer and in place, against the eager rotation on the CPU."""
+    x = torch.randn(2, 64, 4, 128, generator=torch.Generator().manual_seed(3)).to(dtype)
+    cos, sin = rope_cos_sin(torch.arange(5000, 5064), 128)
+    want = rotate_pairs(x, cos, sin, layout=layout)
+    x_gpu, cos_gpu, sin_gpu = x.to(CUDA), cos.to(CUDA), sin.to(CUDA)
+    for kernel in kernels_for(x_gpu, x_gpu, layout):
+        got = rotate_pairs_fused(x_gpu, cos_gpu, sin_gpu, layout=layout, kernel=kernel)
+        torch.testing.assert_close(got.cpu(), want, rtol=0, atol=atol, msg=lambda m: f"kernel {kernel}: {m}")
+        in_place = x_gpu.clone()
+        rotate_pairs_fused(in_place, cos_gpu, sin_gpu, layout=layout, kernel=kernel, out=in_place)
+        torch.testing.assert_close(in_place.cpu(), want, rtol=0, atol=atol, msg=lambda m: f"kernel {kernel}, in place: {m}")

@@ -7,6 +7,7 @@ from matplotlib.figure import Figure
 from .style import new_figure, series_style
 
 SPEED_SERIES = (
+    ("rope_lib_fused_inplace", "half"),
     ("rope_lib_fused", "half"),
     ("rope_lib_fused", "interleaved"),
     ("rope_lib_pair_axis", "interleaved"),
@@ -14,7 +15,6 @@ SPEED_SERIES = (
     ("hf", "half"),
     ("lucidrains", "interleaved"),
     ("rope_lib_eager", "half"),
-    ("rope_lib_eager", "interleaved"),
 )
 """The implementations drawn, one style each (eight: as many as the palette has colours)."""
 
