@@ -71,6 +71,17 @@ def _call(function, call: str, *args, **kwargs):
         raise _Hint(f"{call} raised {type(error).__name__}: {error}") from None
 
 
+def _tensor_like(value, call: str, like: torch.Tensor, each: str, whose: str) -> None:
+    """The answer is a tensor of like's shape ("each": what one entry of it is) and dtype ("whose": like's owner)."""
+    shape = tuple(like.shape)
+    if not isinstance(value, torch.Tensor):
+        raise _Hint(f"{call} returned {type(value).__name__}, expected a torch.Tensor of shape {shape}")
+    if tuple(value.shape) != shape:
+        raise _Hint(f"{call} returned shape {tuple(value.shape)}, expected {shape}: {each}")
+    if value.dtype != like.dtype:
+        raise _Hint(f"{call} returned dtype {value.dtype}; keep {whose} dtype ({like.dtype})")
+
+
 def _numpy(value, call: str, shape: tuple[int, ...]) -> np.ndarray:
     try:
         array = np.asarray(value, dtype=np.float64)
@@ -382,12 +393,7 @@ def check_rope_half(rope_half) -> CheckResult:
             positions = torch.arange(start, start + shape[1])  # (T,)
             call = f"rope_half(x of shape {shape}, positions {start}…{start + shape[1] - 1})"
             value = _call(fn, call, x.clone(), positions.clone())
-            if not isinstance(value, torch.Tensor):
-                raise _Hint(f"{call} returned {type(value).__name__}, expected a torch.Tensor of shape {shape}")
-            if tuple(value.shape) != shape:
-                raise _Hint(f"{call} returned shape {tuple(value.shape)}, expected {shape}: one rotated vector per head")
-            if value.dtype != x.dtype:
-                raise _Hint(f"{call} returned dtype {value.dtype}; keep x's dtype ({x.dtype})")
+            _tensor_like(value, call, x, "one rotated vector per head", "x's")
             expected = apply_rope(x, positions, layout="half")
             close = lambda a, b: torch.allclose(a, b, rtol=0, atol=1e-9)  # noqa: E731
             if close(value, expected):
@@ -516,12 +522,7 @@ def check_rotate_cache(rotate_cache) -> CheckResult:
             positions = torch.arange(start, start + shape[1])  # (T,)
             call = f"rotate_cache(keys of shape {shape}, start={start}, freqs of {rule})"
             value = _call(fn, call, keys.clone(), start, freqs.copy())
-            if not isinstance(value, torch.Tensor):
-                raise _Hint(f"{call} returned {type(value).__name__}, expected a torch.Tensor of shape {shape}")
-            if tuple(value.shape) != shape:
-                raise _Hint(f"{call} returned shape {tuple(value.shape)}, expected {shape}: one rotated key per token and head")
-            if value.dtype != keys.dtype:
-                raise _Hint(f"{call} returned dtype {value.dtype}; keep the keys' dtype ({keys.dtype})")
+            _tensor_like(value, call, keys, "one rotated key per token and head", "the keys'")
             expected = apply_rope(keys, positions, inv_freq=freqs)
             close = lambda a, b: torch.allclose(a, b, rtol=0, atol=1e-9)  # noqa: E731
             if close(value, expected):
