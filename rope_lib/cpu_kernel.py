@@ -6,7 +6,8 @@ either layout and OpenMP splits the tokens between threads, so it runs at the
 speed of a copy; because each step reads its pair before writing it, the output
 may be the input itself. Its arithmetic is that of `rope_lib.rotate_pairs`
 (float32, or float64 for float64 input, no fused multiply-add), so the results
-are identical to the eager form's, bit for bit.
+are identical to the eager form's, bit for bit (a NaN stays a NaN, though not
+always with the same bits: torch's own conversions to bf16 disagree on those).
 
 When one call reads and writes more bytes than the processor's last-level cache
 holds, its output cannot stay in the cache anyway; the kernel then writes it

@@ -1,4 +1,4 @@
-"""rope_lib.cpu_kernel: the C++ loop gives rotate_pairs' results bit for bit, in both layouts, for every
+"""rope_lib.cpu_kernel: the C++ loop gives rotate_pairs' results bit for bit (NaN as NaN), in both layouts, for every
 memory arrangement it accepts (strided views, batched tables, partial rotary, in place, many threads),
 and it is compiled once into the cache folder, with a clear warning when the compiler fails."""
 
@@ -141,3 +141,21 @@ def test_last_level_cache_is_read_from_sys(tmp_path, monkeypatch):
         assert cpu_kernel.last_level_cache_bytes() is None
     finally:
         cpu_kernel.last_level_cache_bytes.cache_clear()
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_bf16_special_values_inside_full_vector_blocks(layout):
+    """Rows of 32 pairs, so that processors with a bf16 conversion instruction take their vector path: NaN,
+    infinities, overflow on rounding and results below the smallest normal number come out as rotate_pairs
+    gives them, bit for bit, and NaN where it gives NaN (the instruction alone would flush subnormals)."""
+    x = random((2, 5, 3, 64), torch.bfloat16, seed=6)
+    specials = torch.tensor([float("nan"), float("inf"), -float("inf"), 3.3e38, 1.2e-38, -9e-39, 1e-40, 0.0, -0.0], dtype=torch.bfloat16)
+    flat = x.view(-1)
+    picks = torch.randperm(flat.numel(), generator=torch.Generator().manual_seed(7))[:90]
+    flat[picks] = specials.repeat(10)
+    x[1, 2, 1] = 1.5e-38  # a whole row of tiny values: every result in its blocks is subnormal
+    cos, sin = rope_cos_sin(torch.arange(3000, 3005), 64)
+    got, want = native(x, cos, sin, layout), rotate_pairs(x, cos, sin, layout=layout)
+    assert torch.equal(got.isnan(), want.isnan()) and bool(got.isnan().any())
+    numbers = ~want.isnan()  # a NaN's bits differ between torch's own scalar and vector conversions
+    assert torch.equal(got.view(torch.int16)[numbers], want.view(torch.int16)[numbers])
