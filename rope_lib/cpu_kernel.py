@@ -9,8 +9,8 @@ may be the input itself. Its arithmetic is that of `rope_lib.rotate_pairs`
 are identical to the eager form's, bit for bit (a NaN stays a NaN, though not
 always with the same bits: torch's own conversions to bf16 disagree on those).
 
-When one call reads and writes more bytes than the processor's last-level cache
-holds, its output cannot stay in the cache anyway; the kernel then writes it
+When one call reads and writes at least as many bytes as the processor's
+last-level cache holds, its output cannot stay in the cache anyway; the kernel then writes it
 with non-temporal stores (on x86), which do not first read the destination's
 old contents into the cache, and moves a third fewer bytes than a copy does.
 
