@@ -420,12 +420,17 @@ def check_rope_half(rope_half) -> CheckResult:
 # ---- Implementations and speed ----------------------------------------------------------------
 
 
-def _bf16_errors(n: int, dtype: torch.dtype = torch.bfloat16, *, nearest: bool = False) -> torch.Tensor:
-    """|position as built − true position| for 0 … n−1 (float64, shape (n,)): built by an arange in `dtype`,
+def _bf16_offsets(n: int, dtype: torch.dtype = torch.bfloat16, *, nearest: bool = False) -> torch.Tensor:
+    """position as built − true position for 0 … n−1 (float64, shape (n,)): built by an arange in `dtype`,
     or, with nearest=True, by rounding each exact integer to the nearest number of `dtype`."""
     exact = torch.arange(n, dtype=torch.float64)  # (n,)
     built = torch.arange(n).to(dtype) if nearest else torch.arange(n, dtype=dtype)  # (n,)
-    return (built.double() - exact).abs()
+    return built.double() - exact
+
+
+def _bf16_errors(n: int, dtype: torch.dtype = torch.bfloat16, *, nearest: bool = False) -> torch.Tensor:
+    """|position as built − true position| for 0 … n−1: the distances `_bf16_offsets` measures."""
+    return _bf16_offsets(n, dtype, nearest=nearest).abs()
 
 
 def _significant_bits(dtype: torch.dtype) -> int:
@@ -462,9 +467,6 @@ def check_bf16_position_error(bf16_position_error) -> CheckResult:
     sizes = (1, 200, 256, 257, 258, 1000, 2048, 4096, 5000, 8192)
     bits = {dtype: _significant_bits(dtype) for dtype in (torch.bfloat16, torch.float16)}
 
-    def signed(n: int) -> torch.Tensor:
-        return torch.arange(n, dtype=torch.bfloat16).double() - torch.arange(n, dtype=torch.float64)  # (n,)
-
     def body(fn):
         for n in sizes:
             call = f"bf16_position_error({n})"
@@ -485,9 +487,9 @@ def check_bf16_position_error(bf16_position_error) -> CheckResult:
                  f"{call}: you returned the error of the last position, {n - 1}; the answer is the largest error over all positions 0 … {n - 1}"),
                 (lambda k: _bf16_errors(k + 1).max().item(),
                  f"{call}: range — the positions are 0 … n−1, n of them; yours include position n = {n} too"),
-                (lambda k: signed(k).max().item(),
+                (lambda k: _bf16_offsets(k).max().item(),
                  f"{call}: distance — take the absolute value |built − true|; positions rounded down count as much as those rounded up"),
-                (lambda k: (-signed(k)).max().item(),
+                (lambda k: (-_bf16_offsets(k)).max().item(),
                  f"{call}: distance — take the absolute value |built − true|; positions rounded up count as much as those rounded down"),
                 (lambda k: _bf16_errors(k, torch.float16).max().item(),
                  f"{call}: dtype — that is the error of float16 positions ({bits[torch.float16]} significant bits); "
