@@ -20,7 +20,7 @@ $(BOOK_DEPS): requirements.txt pyproject.toml | $(BIN)/python
 	touch $@
 
 $(TEST_DEPS): $(BOOK_DEPS)
-	$(BIN)/python -m pip install -e '.[test]'
+	$(BIN)/python -m pip install -e '.[book,test]'
 	touch $@
 
 # jupyter-cache keys outputs by the cells' code alone; a change to rope_lib must re-run them too.
@@ -44,10 +44,10 @@ test: $(TEST_DEPS) $(REVEAL_STAMP)
 	bash tests/install_chromium.sh
 	$(BIN)/python -m pytest
 
-# RoPE implementations timed against a copy of the same bytes (rope_lib/bench.py): prints the table and
+# RoPE implementations timed against a copy of the same bytes (benchmarks/rope_speed.py): prints the table and
 # writes book/data/bench_<device>.json. The peers it times (transformers, llama-models, …) are test extras.
 bench: $(TEST_DEPS)
-	$(BIN)/python -m rope_lib.bench
+	$(BIN)/python benchmarks/rope_speed.py
 
 serve:
 	@test -d _build/html || { echo "no site yet: run 'make book' first"; exit 1; }

@@ -1,15 +1,14 @@
-"""rope_lib: the tested code behind every number and figure of "RoPE, from first principles".
+"""rope_lib: Rotary Position Embedding in numpy and torch, the tested core behind "RoPE, from first principles".
 
-The public API is flat: `from rope_lib import apply_rope, precompute_freqs_cis, …`.
+`import rope_lib` imports numpy and torch and nothing else. The public API is flat:
+`from rope_lib import apply_rope, precompute_freqs_cis, Attention, …`. Two layers sit beside
+the core and build on it: `rope_lib.kernels` (optional one-pass kernels) and `rope_lib.teach`
+(the book's teaching helpers, figures and exercise checks; `pip install 'rope_lib[book]'`).
 """
 
 from .attention import Attention, causal_mask, default_device
-from .base_bound import b_m_theta, b_m_theta_blocks, base_grid, base_lower_bounds, first_negative, keeps_non_negative, smallest_base
-from .complex_plane import complex_to_pair, exp_partial_sums, pair_to_complex
-from .decay import abel_bound, abel_sum, pair_products, partial_sums, relative_upper_bound, rope_sum
 from .frequencies import DEFAULT_BASE, angles, inv_freq, wavelengths
-from .frequency_roles import band_pairs, positional_head_score, retrieval_rate
-from .fused import fused_kernels_available, rotate_pairs_fused
+from .kv_cache import KVCache
 from .layouts import (
     half_order,
     half_to_interleaved,
@@ -21,7 +20,6 @@ from .layouts import (
 from .rope import (
     apply_rope,
     apply_rotary_emb,
-    compute_dtype,
     expand_to_pairs,
     precompute_freqs_cis,
     reshape_for_broadcast,
@@ -43,6 +41,7 @@ from .scaling import (
     ntk_inv_freq,
     partial_rotary_dim,
     position_interpolation_inv_freq,
+    scaled_frequencies,
     yarn_attention_factor,
     yarn_correction_pair,
     yarn_inv_freq,
@@ -55,98 +54,55 @@ from .sinusoidal import (
     sinusoidal_pair,
     sinusoidal_position,
 )
-from .tokens import (
-    attention_outputs,
-    attention_scores,
-    build_vocab,
-    embed,
-    embedding_table,
-    is_permutation_equivariant,
-    projection,
-    self_attention,
-    softmax,
-    token_ids,
-    tokenize,
-)
 
 __all__ = [
     "DEFAULT_BASE",
     "LLAMA3_BASE",
     "Attention",
+    "KVCache",
     "RopeScaling",
-    "abel_bound",
-    "abel_sum",
     "absolute_position_score",
     "angle_coverage",
     "angles",
     "apply_rope",
     "apply_rope_matrix",
     "apply_rotary_emb",
-    "attention_outputs",
-    "attention_scores",
-    "b_m_theta",
-    "b_m_theta_blocks",
-    "band_pairs",
-    "base_grid",
-    "base_lower_bounds",
-    "build_vocab",
     "causal_mask",
-    "complex_to_pair",
-    "compute_dtype",
     "default_device",
     "dynamic_ntk_factor",
     "dynamic_ntk_inv_freq",
-    "embed",
-    "embedding_table",
-    "exp_partial_sums",
     "expand_to_pairs",
-    "first_negative",
-    "fused_kernels_available",
     "half_order",
     "half_to_interleaved",
     "interleaved_order",
     "interleaved_to_half",
     "inv_freq",
-    "is_permutation_equivariant",
-    "keeps_non_negative",
     "llama3_inv_freq",
     "llama3_scale_freqs",
     "ntk_base",
     "ntk_inv_freq",
-    "pair_products",
-    "pair_to_complex",
     "partial_rotary_dim",
-    "partial_sums",
     "permute_rows_to_half",
     "permute_rows_to_interleaved",
     "position_interpolation_inv_freq",
-    "positional_head_score",
     "precompute_freqs_cis",
-    "projection",
-    "relative_upper_bound",
     "reshape_for_broadcast",
-    "retrieval_rate",
     "rope_angles",
     "rope_cos_sin",
-    "rope_sum",
     "rotary_matrix",
     "rotate_pairs",
-    "rotate_pairs_fused",
     "rotate_quarter",
     "rotation_matrix_2d",
+    "scaled_frequencies",
     "score_grid",
-    "self_attention",
     "sinusoidal_encoding",
     "sinusoidal_encoding_loop",
     "sinusoidal_pair",
     "sinusoidal_position",
-    "smallest_base",
-    "softmax",
-    "token_ids",
-    "tokenize",
     "wavelengths",
     "yarn_attention_factor",
     "yarn_correction_pair",
     "yarn_inv_freq",
     "yarn_ramp",
 ]
+

@@ -5,6 +5,10 @@ each score depends only on the distance between the two tokens. Keys are
 rotated once, before they enter the cache, and never again: a decoding step at
 `start_pos` rotates its own query and key and reads the cached keys as stored.
 
+The cache is a `KVCache` (its one verb: `update`). It stores values, not graphs,
+so a stack of these blocks trains step after step; `use_cache=False` is the
+plain causal forward of training, which reads and writes no cache at all.
+
 `scaling=` applies a context-extension rule (chapter "Longer contexts"). Dynamic
 NTK recomputes its frequencies from the current length at every call, as
 Hugging Face does, while the cached keys keep the rotation they were stored
@@ -14,16 +18,27 @@ with: past the original context, cached decoding and a full pass disagree.
 from __future__ import annotations
 
 import math
-import numbers
 
 import torch
 from torch import nn
 
-from .checks import as_positions, check_base, check_even_dim, check_layout, check_positive_int
+from .checks import (
+    as_positions,
+    compute_dtype,
+    require_base,
+    require_bool,
+    require_device,
+    require_even_dim,
+    require_float_dtype,
+    require_layout,
+    require_non_negative_int,
+    require_positive_int,
+    require_rotary_dim,
+)
 from .frequencies import DEFAULT_BASE
-from .fused import rotate_pairs_fused
-from .rope import apply_rope, compute_dtype, rope_cos_sin, rotate_pairs
-from .scaling import RopeScaling, check_rotary_dim, check_scaling
+from .kv_cache import KVCache
+from .rope import rope_cos_sin, rotate_pairs
+from .scaling import RopeScaling
 
 
 def default_device() -> torch.device:
@@ -44,8 +59,8 @@ class Attention(nn.Module):
     device=None puts the module on CUDA when it is available (`default_device`).
     scaling: a `RopeScaling` rule for longer contexts, or None for plain RoPE.
     rotary_dim: rotate only the first rotary_dim coordinates of each head (None: all).
-    fused: rotate with the one-pass kernels of `rope_lib.fused`, queries in place and keys
-    straight into the KV cache (for inference); False uses the eager reference form.
+    Queries and keys are rotated by `rotate`, the eager reference form; the kernel layer's
+    `rope_lib.kernels.FusedAttention` rotates them in place instead.
     """
 
     def __init__(
@@ -62,28 +77,26 @@ class Attention(nn.Module):
         dtype: torch.dtype = torch.float32,
         scaling: RopeScaling | None = None,
         rotary_dim: int | None = None,
-        fused: bool = False,
     ):
         super().__init__()
-        dim = check_positive_int(dim, "dim")
-        self.n_heads = check_positive_int(n_heads, "n_heads")
-        self.n_kv_heads = self.n_heads if n_kv_heads is None else check_positive_int(n_kv_heads, "n_kv_heads")
+        dim = require_positive_int(dim, "dim")
+        self.n_heads = require_positive_int(n_heads, "n_heads")
+        self.n_kv_heads = self.n_heads if n_kv_heads is None else require_positive_int(n_kv_heads, "n_kv_heads")
         if dim % self.n_heads:
             raise ValueError(f"dim={dim} must be divisible by n_heads={self.n_heads}")
         if self.n_heads % self.n_kv_heads:
             raise ValueError(f"n_heads={self.n_heads} must be a multiple of n_kv_heads={self.n_kv_heads}")
-        self.head_dim = check_even_dim(dim // self.n_heads, "head_dim (dim / n_heads)")
+        self.head_dim = require_even_dim(dim // self.n_heads, "head_dim (dim / n_heads)")
         self.dim = dim
-        self.max_batch_size = check_positive_int(max_batch_size, "max_batch_size")
-        self.max_seq_len = check_positive_int(max_seq_len, "max_seq_len")
-        self.theta = check_base(theta)
-        self.layout = check_layout(layout)
-        self.scaling = check_scaling(scaling)
-        self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
-        if not isinstance(fused, bool):
-            raise TypeError(f"fused must be True or False, got {fused!r}")
-        self.fused = fused
-        device = default_device() if device is None else torch.device(device)
+        self.max_seq_len = require_positive_int(max_seq_len, "max_seq_len")
+        self.theta = require_base(theta)
+        self.layout = require_layout(layout)
+        if scaling is not None and not isinstance(scaling, RopeScaling):
+            raise TypeError(f"scaling must be a rope_lib.RopeScaling or None, got {type(scaling).__name__}")
+        self.scaling = scaling
+        self.rotary_dim = require_rotary_dim(rotary_dim, self.head_dim)
+        dtype = require_float_dtype(dtype, "dtype")
+        device = default_device() if device is None else require_device(device)
         factory = {"device": device, "dtype": dtype}
 
         self.wq = nn.Linear(dim, self.n_heads * self.head_dim, bias=False, **factory)
@@ -91,25 +104,43 @@ class Attention(nn.Module):
         self.wv = nn.Linear(dim, self.n_kv_heads * self.head_dim, bias=False, **factory)
         self.wo = nn.Linear(self.n_heads * self.head_dim, dim, bias=False, **factory)
 
-        positions = torch.arange(self.max_seq_len, device=device)
-        cos, sin = self._cos_sin(positions, seq_len=None, dtype=compute_dtype(dtype))
+        self.freqs = None if scaling is None else scaling.frequencies(self.rotary_dim, self.theta)  # θ'_i at the trained length
+        cos, sin = self._compute_tables(torch.arange(self.max_seq_len, device=device), self.freqs, compute_dtype(dtype))
         self.register_buffer("rope_cos", cos, persistent=False)  # (max_seq_len, rotary_dim/2)
         self.register_buffer("rope_sin", sin, persistent=False)
-        cache_shape = (self.max_batch_size, self.max_seq_len, self.n_kv_heads, self.head_dim)
-        self.register_buffer("cache_k", torch.zeros(cache_shape, **factory), persistent=False)  # (B, S, Hkv, D)
-        self.register_buffer("cache_v", torch.zeros(cache_shape, **factory), persistent=False)
+        self.cache = KVCache(max_batch_size, self.max_seq_len, self.n_kv_heads, self.head_dim, **factory)
 
-    def _cos_sin(self, positions, *, seq_len: int | None, dtype: torch.dtype):
-        """cos/sin tables for `positions` under the scaling rule; seq_len is the current length (dynamic NTK)."""
-        if self.scaling is None:
-            return rope_cos_sin(positions, self.rotary_dim, theta=self.theta, dtype=dtype)
-        freqs = self.scaling.frequencies(self.rotary_dim, self.theta, seq_len)
-        return rope_cos_sin(positions, self.rotary_dim, theta=self.theta, dtype=dtype, inv_freq=freqs, attention_factor=self.scaling.attention_factor)
+    @property
+    def max_batch_size(self) -> int:
+        return self.cache.max_batch_size
+
+    def _compute_tables(self, positions: torch.Tensor, freqs, dtype: torch.dtype):
+        factor = 1.0 if self.scaling is None else self.scaling.attention_factor
+        return rope_cos_sin(positions, self.rotary_dim, theta=self.theta, dtype=dtype, inv_freq=freqs, attention_factor=factor)
+
+    def rope_tables(self, positions: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos and sin, each positions.shape + (rotary_dim/2,), for tokens at `positions` of a sequence
+        seq_len long: the one place the block chooses its tables.
+
+        Dynamic NTK past the trained length recomputes the frequencies for seq_len (as Hugging Face
+        does; the keys already cached keep the rotation they were stored with). Otherwise the rows
+        come from the table precomputed for positions 0 … max_seq_len − 1, or are computed the same
+        way for positions past it.
+        """
+        if self.scaling is not None and self.scaling.is_dynamic and seq_len > self.scaling.original_max_len:
+            return self._compute_tables(positions, self.scaling.frequencies(self.rotary_dim, self.theta, seq_len), self.rope_cos.dtype)
+        if positions.numel() and 0 <= int(positions.min()) and int(positions.max()) < self.max_seq_len:
+            return self.rope_cos[positions], self.rope_sin[positions]
+        return self._compute_tables(positions, self.freqs, self.rope_cos.dtype)
+
+    def rotate(self, q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """q (B, T, H, D) and k (B, T, Hkv, D) turned to their positions (RoFormer eq. 34)."""
+        rope = {"layout": self.layout, "rotary_dim": self.rotary_dim}
+        return rotate_pairs(q, cos, sin, **rope), rotate_pairs(k, cos, sin, **rope)
 
     def reset_cache(self) -> None:
         """Forget every cached key and value."""
-        self.cache_k.zero_()
-        self.cache_v.zero_()
+        self.cache.reset()
 
     def _check_input(self, x: torch.Tensor) -> None:
         if not isinstance(x, torch.Tensor):
@@ -133,63 +164,53 @@ class Attention(nn.Module):
         """(B, S, Hkv, D) → (B, S, H, D): each key/value head serves n_heads / n_kv_heads query heads."""
         return t.repeat_interleave(self.n_heads // self.n_kv_heads, dim=2)
 
-    def forward(self, x: torch.Tensor, start_pos: int = 0) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, start_pos: int = 0, *, use_cache: bool = True) -> torch.Tensor:
         """x (B, T, dim) holding the tokens at positions start_pos … start_pos + T − 1 → (B, T, dim).
 
-        The keys and values of earlier positions are read from the cache, so
-        calls must come in order: a prefill at 0, then steps at its length.
+        use_cache=True: the keys and values of earlier positions are read from the cache, so calls
+        must come in order, a prefill at 0, then steps at its length. use_cache=False: the T tokens
+        attend causally to each other only and the cache is neither read nor written (training).
         """
         self._check_input(x)
         batch, seq, _ = x.shape
-        if isinstance(start_pos, bool) or not isinstance(start_pos, numbers.Integral) or start_pos < 0:
-            raise ValueError(f"start_pos must be a non-negative int, got {start_pos!r}")
-        if start_pos + seq > self.max_seq_len:
-            raise ValueError(
-                f"start_pos + T = {start_pos} + {seq} = {start_pos + seq} is past the table of "
-                f"max_seq_len={self.max_seq_len} positions"
-            )
-        if batch > self.max_batch_size:
-            raise ValueError(f"x has batch size {batch}, more than max_batch_size={self.max_batch_size}")
+        start_pos = require_non_negative_int(start_pos, "start_pos")
+        use_cache = require_bool(use_cache, "use_cache")
         end = start_pos + seq
+        if use_cache and end > self.max_seq_len:
+            raise ValueError(f"start_pos + T = {start_pos} + {seq} = {end} is past the cache of max_seq_len={self.max_seq_len} positions")
+        if use_cache and batch > self.max_batch_size:
+            raise ValueError(f"x has batch size {batch}, more than max_batch_size={self.max_batch_size}")
 
         q, k, v = self._project(x)
-        if self.scaling is not None and self.scaling.is_dynamic and end > self.scaling.original_max_len:
-            # frequencies for the current length; the keys already cached keep their old rotation
-            cos, sin = self._cos_sin(torch.arange(start_pos, end, device=x.device), seq_len=end, dtype=self.rope_cos.dtype)
-        else:
-            cos, sin = self.rope_cos[start_pos:end], self.rope_sin[start_pos:end]  # (T, rotary_dim/2)
-        if self.fused:  # one pass each: q in place (a fresh projection), k straight into the cache
-            rotate_pairs_fused(q, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim, out=q)
-            rotate_pairs_fused(k, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim, out=self.cache_k[:batch, start_pos:end])
-        else:
-            q = rotate_pairs(q, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)
-            self.cache_k[:batch, start_pos:end] = rotate_pairs(k, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)
-        self.cache_v[:batch, start_pos:end] = v
-        keys = self._repeat_kv(self.cache_k[:batch, :end])  # (B, start_pos + T, H, D)
-        values = self._repeat_kv(self.cache_v[:batch, :end])
+        cos, sin = self.rope_tables(torch.arange(start_pos, end, device=x.device), seq_len=end)  # (T, rotary_dim/2)
+        q, k = self.rotate(q, k, cos, sin)
+        if use_cache:
+            k, v = self.cache.update(start_pos, k, v)  # (B, start_pos + T, Hkv, D)
+        past = start_pos if use_cache else 0
+        keys, values = self._repeat_kv(k), self._repeat_kv(v)  # (B, S, H, D)
 
-        scores = self._dot(q, keys)  # (B, H, T, start_pos + T)
-        scores = scores + causal_mask(seq, start_pos, device=x.device).to(scores.dtype)
+        scores = self._dot(q, keys)  # (B, H, T, S)
+        scores = scores + causal_mask(seq, past, device=x.device).to(scores.dtype)
         weights = torch.softmax(scores, dim=-1).to(values.dtype)
         out = torch.einsum("bhts,bshd->bthd", weights, values)  # (B, T, H, D)
         return self.wo(out.reshape(batch, seq, self.n_heads * self.head_dim))
 
     def scores(self, x: torch.Tensor, positions) -> torch.Tensor:
-        """Pre-softmax scores q_m·k_n/√D (B, H, T, T) for tokens x (B, T, dim) placed at `positions`.
-
-        Uses no cache and no mask: the quantity the relative-position property is about.
-        Dynamic NTK takes its frequencies for the length max(positions) + 1.
+        """Pre-softmax scores q_m·k_n/√D (B, H, T, T) for tokens x (B, T, dim) placed at `positions`
+        ((T,) or (B, T) integers). Uses no cache and no mask: the quantity the relative-position
+        property is about. Dynamic NTK takes its frequencies for the length max(positions) + 1.
         """
         self._check_input(x)
+        batch, seq, _ = x.shape
+        pos = as_positions(positions, device=x.device)
+        if pos.shape not in ((seq,), (batch, seq)):
+            raise ValueError(f"positions must have shape (T,) = ({seq},) or (B, T) = ({batch}, {seq}), got {tuple(pos.shape)}")
+        if pos.numel() and int(pos.min()) < 0:
+            raise ValueError(f"positions must be non-negative, got {int(pos.min())}")
         q, k, _ = self._project(x)
-        rope = {"theta": self.theta, "layout": self.layout, "rotary_dim": self.rotary_dim}
-        if self.scaling is not None:
-            pos = as_positions(positions, device=x.device)
-            seq_len = int(pos.max()) + 1 if pos.numel() else None
-            rope |= {"inv_freq": self.scaling.frequencies(self.rotary_dim, self.theta, seq_len), "attention_factor": self.scaling.attention_factor}
-        q = apply_rope(q, positions, **rope)
-        k = self._repeat_kv(apply_rope(k, positions, **rope))
-        return self._dot(q, k)
+        cos, sin = self.rope_tables(pos, seq_len=int(pos.max()) + 1 if pos.numel() else 0)
+        q, k = self.rotate(q, k, cos, sin)
+        return self._dot(q, self._repeat_kv(k))
 
     def _dot(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         """q (B, T, H, D) · k (B, S, H, D) / √D → (B, H, T, S), in float32 or better."""

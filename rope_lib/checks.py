@@ -1,51 +1,131 @@
-"""Argument checks shared by the library: every failure names the argument and
-what was expected, so bad input never gets silently truncated, broadcast or cast."""
+"""Argument validation for the whole library, one verb: `require_*` raises on a bad argument.
+
+Every failure names the argument and what was expected, so bad input is never
+silently truncated, broadcast or cast. (`check_*` is kept for the exercise
+checks of `rope_lib.teach.exercises`, which report to a student instead of raising.)
+"""
 
 from __future__ import annotations
 
+import math
 import numbers
 
+import numpy as np
 import torch
 
 LAYOUTS = ("interleaved", "half")
 """Pairing conventions: Meta pairs (2i, 2i+1); Hugging Face pairs (i, i + D/2)."""
 
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+"""The dtypes activations, weights and cos/sin tables may have."""
 
 
-def check_even_dim(dim, name: str = "dim") -> int:
-    """A rotary dimension must be a positive even integer: coordinates rotate in pairs."""
-    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(dim).__name__}")
-    if dim <= 0 or dim % 2:
-        raise ValueError(f"{name} must be a positive even integer (coordinates rotate in pairs), got {dim}")
-    return int(dim)
+def compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    """The dtype rotations are computed in: float64 for float64 inputs, float32 for the rest."""
+    return torch.float64 if dtype == torch.float64 else torch.float32
 
 
-def check_positive_int(value, name: str) -> int:
+def require_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value}")
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r:.60}")
     return int(value)
 
 
-def check_base(theta, name: str = "theta") -> float:
+def require_positive_int(value, name: str) -> int:
+    value = require_int(value, name)
+    if value <= 0:
+        raise ValueError(f"{name} must be a positive integer, got {value}")
+    return value
+
+
+def require_non_negative_int(value, name: str) -> int:
+    value = require_int(value, name)
+    if value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value}")
+    return value
+
+
+def require_even_dim(dim, name: str = "dim") -> int:
+    """A rotary dimension must be a positive even integer: coordinates rotate in pairs."""
+    dim = require_int(dim, name)
+    if dim <= 0 or dim % 2:
+        raise ValueError(f"{name} must be a positive even integer (coordinates rotate in pairs), got {dim}")
+    return dim
+
+
+def require_real(value, name: str) -> float:
+    """A finite real number (bools, strings, NaN and infinities are refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise TypeError(f"{name} must be a finite real number, got {value!r}")
+    return float(value)
+
+
+def require_bool(value, name: str) -> bool:
+    """True or False, not merely truthy: "no" is not False."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def require_base(theta, name: str = "theta") -> float:
     """The RoPE base (10000 in RoFormer and LLaMA 1/2, 500000 in Llama 3)."""
     if isinstance(theta, bool) or not isinstance(theta, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(theta).__name__}")
-    if not theta > 1.0:
-        raise ValueError(f"{name} must be greater than 1 so that the frequencies decrease, got {theta}")
+    if not (theta > 1.0 and math.isfinite(theta)):
+        raise ValueError(f"{name} must be a finite number greater than 1 so that the frequencies decrease, got {theta}")
     return float(theta)
 
 
-def check_layout(layout) -> str:
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+def require_factor(factor, name: str = "factor") -> float:
+    """A context-extension factor s = L'/L: a finite real number of at least 1."""
+    factor = require_real(factor, name)
+    if factor < 1.0:
+        raise ValueError(f"{name} must be at least 1 (the new context over the trained one), got {factor}")
+    return factor
+
+
+def require_positive_real(value, name: str) -> float:
+    value = require_real(value, name)
+    if value <= 0:
+        raise ValueError(f"{name} must be greater than 0, got {value}")
+    return value
+
+
+def require_attention_factor(value, name: str = "attention_factor") -> float:
+    """The number cos and sin are multiplied by (YaRN's √(1/t)): a finite real number above 0."""
+    return require_positive_real(value, name)
+
+
+def require_layout(layout, name: str = "layout") -> str:
+    if not isinstance(layout, str) or layout not in LAYOUTS:
+        raise ValueError(f"{name} must be one of {LAYOUTS}, got {layout!r}")
     return layout
 
 
-def check_float_tensor(x, name: str) -> torch.Tensor:
+def require_float_dtype(dtype, name: str = "dtype") -> torch.dtype:
+    """A real floating torch dtype (not a string, an integer or a complex dtype)."""
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(f"{name} must be a torch.dtype, one of {FLOAT_DTYPES}, got {type(dtype).__name__} {dtype!r}")
+    if dtype not in FLOAT_DTYPES:
+        raise TypeError(f"{name} must be a floating dtype, one of {FLOAT_DTYPES}, got {dtype}")
+    return dtype
+
+
+def require_device(device, name: str = "device") -> torch.device:
+    """A device torch can place tensors on here: a CUDA device needs a visible GPU."""
+    try:
+        device = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(f"{name} must be a torch.device or a device string such as 'cpu' or 'cuda', got {device!r}") from error
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"{name} is {str(device)!r}, but no CUDA device is visible; pass device='cpu' or None")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise ValueError(f"{name} is {str(device)!r}, but only {torch.cuda.device_count()} CUDA devices are visible")
+    return device
+
+
+def require_float_tensor(x, name: str) -> torch.Tensor:
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if x.dtype not in FLOAT_DTYPES:
@@ -53,14 +133,90 @@ def check_float_tensor(x, name: str) -> torch.Tensor:
     return x
 
 
-def check_bthd(x, name: str) -> torch.Tensor:
+def require_bthd(x, name: str) -> torch.Tensor:
     """A (B, T, H, D) activation with an even head dimension D."""
-    check_float_tensor(x, name)
+    require_float_tensor(x, name)
     if x.dim() != 4:
         raise ValueError(f"{name} must have shape (B, T, H, D), got {x.dim()} dimensions {tuple(x.shape)}")
     if x.shape[-1] % 2:
         raise ValueError(f"{name} must have an even head dimension D (coordinates rotate in pairs), got D={x.shape[-1]}")
     return x
+
+
+def require_rotary_dim(rotary_dim, head_dim: int) -> int:
+    """How many leading coordinates of a head rotate: None means all head_dim of them."""
+    if rotary_dim is None:
+        return head_dim
+    rotary_dim = require_even_dim(rotary_dim, "rotary_dim")
+    if rotary_dim > head_dim:
+        raise ValueError(f"rotary_dim must be at most the head dimension D={head_dim}, got {rotary_dim}")
+    return rotary_dim
+
+
+def require_frequencies(freqs, n_pairs: int, name: str = "inv_freq") -> np.ndarray:
+    """A vector of n_pairs positive finite frequencies (numpy, torch or a list) as float64 numpy."""
+    if isinstance(freqs, torch.Tensor):
+        freqs = freqs.detach().cpu().numpy()
+    array = np.asarray(freqs)
+    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)) or array.dtype == bool:
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    if array.shape != (n_pairs,):
+        raise ValueError(f"{name} must have shape (rotary_dim/2,) = ({n_pairs},), got {array.shape}")
+    array = array.astype(np.float64)
+    if not (np.isfinite(array).all() and (array > 0).all()):
+        raise ValueError(f"{name} must hold positive finite frequencies, got min {array.min()} and max {array.max()}")
+    return array
+
+
+def require_rotary_inputs(x, cos, sin, layout: str, rotary_dim: int | None) -> int:
+    """The arguments of `rotate_pairs`: x (B, T, H, D) and tables of one shape, (T, rot/2) or (B, T, rot/2),
+    in x's compute dtype on x's device. Returns rot, the number of coordinates that turn."""
+    require_bthd(x, "x")
+    require_layout(layout)
+    batch, seq, _, dim = x.shape
+    rot = require_rotary_dim(rotary_dim, dim)
+    half = "D/2" if rotary_dim is None else "rotary_dim/2"
+    want = compute_dtype(x.dtype)
+    for name, table in (("cos", cos), ("sin", sin)):
+        if not isinstance(table, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(table).__name__}")
+        if table.shape not in ((seq, rot // 2), (batch, seq, rot // 2)):
+            raise ValueError(
+                f"{name} must have shape (T, {half}) = ({seq}, {rot // 2}) or (B, T, {half}) = ({batch}, {seq}, {rot // 2}) "
+                f"to match x of shape {tuple(x.shape)}, got {tuple(table.shape)}"
+            )
+        if table.device != x.device:
+            raise ValueError(f"{name} must be on x's device {x.device}, got {table.device}")
+        if table.dtype != want:
+            raise TypeError(f"{name} must have dtype {want} to rotate x of dtype {x.dtype}, got {table.dtype}")
+    if cos.shape != sin.shape:
+        raise ValueError(f"cos and sin must have the same shape, got {tuple(cos.shape)} and {tuple(sin.shape)}")
+    return rot
+
+
+def _byte_span(t: torch.Tensor) -> tuple[int, int]:
+    """First and one-past-last byte address that t can touch."""
+    reach = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()) if size > 0)
+    return t.data_ptr(), t.data_ptr() + (reach + 1) * t.element_size()
+
+
+def require_out(out, x: torch.Tensor) -> bool:
+    """An output buffer for the rotation of x: same shape, dtype and device, no element written
+    twice, and either separate from x or x itself (in place). Returns True for in place."""
+    if not isinstance(out, torch.Tensor):
+        raise TypeError(f"out must be a torch.Tensor or None, got {type(out).__name__}")
+    if out.shape != x.shape or out.dtype != x.dtype or out.device != x.device:
+        raise ValueError(
+            f"out must match x: shape {tuple(x.shape)}, dtype {x.dtype}, device {x.device}; "
+            f"got shape {tuple(out.shape)}, dtype {out.dtype}, device {out.device}"
+        )
+    if any(stride == 0 and size > 1 for size, stride in zip(out.shape, out.stride())):
+        raise ValueError(f"out must not be an expanded tensor (stride 0 writes one element many times), got strides {out.stride()}")
+    in_place = out.data_ptr() == x.data_ptr() and out.stride() == x.stride()
+    (x0, x1), (o0, o1) = _byte_span(x), _byte_span(out)
+    if not in_place and x.numel() and o0 < x1 and x0 < o1:
+        raise ValueError("out overlaps x without being x: pass out=x to rotate in place, or a separate buffer")
+    return in_place
 
 
 def as_positions(positions, device: torch.device | None = None, name: str = "positions") -> torch.Tensor:
@@ -76,7 +232,10 @@ def as_positions(positions, device: torch.device | None = None, name: str = "pos
     if isinstance(positions, (list, tuple)):
         if not all(isinstance(p, numbers.Integral) and not isinstance(p, bool) for p in _flatten(positions)):
             raise TypeError(f"{name} must hold integers (token indices), got {positions!r:.80}")
-        return torch.as_tensor(positions, dtype=torch.int64, device=device)
+        try:
+            return torch.as_tensor(positions, dtype=torch.int64, device=device)
+        except (OverflowError, RuntimeError) as error:
+            raise ValueError(f"{name} must be integers that fit in int64 and form a rectangular array, got {positions!r:.80}") from error
     raise TypeError(f"{name} must be an integer tensor, a range or a list of ints, got {type(positions).__name__}")
 
 

@@ -17,15 +17,22 @@ from __future__ import annotations
 
 import torch
 
-from .checks import as_positions, check_bthd, check_even_dim, check_layout, check_positive_int
 from . import frequencies
+from .checks import (
+    as_positions,
+    compute_dtype,
+    require_attention_factor,
+    require_base,
+    require_bthd,
+    require_even_dim,
+    require_float_dtype,
+    require_frequencies,
+    require_layout,
+    require_positive_int,
+    require_rotary_dim,
+    require_rotary_inputs,
+)
 from .frequencies import DEFAULT_BASE
-from .scaling import check_attention_factor, check_frequencies, check_rotary_dim
-
-
-def compute_dtype(dtype: torch.dtype) -> torch.dtype:
-    """The dtype rotations are computed in: float64 for float64 inputs, float32 for the rest."""
-    return torch.float64 if dtype == torch.float64 else torch.float32
 
 
 def rope_angles(positions, dim: int, *, theta: float = DEFAULT_BASE, inv_freq=None) -> torch.Tensor:
@@ -35,10 +42,11 @@ def rope_angles(positions, dim: int, *, theta: float = DEFAULT_BASE, inv_freq=No
     context-extension rule of `rope_lib.scaling` (chapter "Longer contexts").
     """
     positions = as_positions(positions)
+    dim = require_even_dim(dim, "dim")
     if inv_freq is None:
-        freqs = frequencies.inv_freq(dim, theta)
+        freqs = frequencies.inv_freq(dim, require_base(theta, "theta"))
     else:
-        freqs = check_frequencies(inv_freq, check_even_dim(dim, "dim") // 2)
+        freqs = require_frequencies(inv_freq, dim // 2)
     freqs = torch.from_numpy(freqs).to(positions.device)  # (D/2,) float64
     return positions.to(torch.float64)[..., None] * freqs  # (..., D/2)
 
@@ -50,14 +58,15 @@ def rope_cos_sin(
 
     Both are multiplied by attention_factor (1 but for YaRN), in float64, as Hugging Face does.
     """
-    factor = check_attention_factor(attention_factor)
+    dtype = require_float_dtype(dtype, "dtype")
+    factor = require_attention_factor(attention_factor)
     a = rope_angles(positions, dim, theta=theta, inv_freq=inv_freq)
     return (a.cos() * factor).to(dtype), (a.sin() * factor).to(dtype)
 
 
 def expand_to_pairs(t: torch.Tensor, layout: str) -> torch.Tensor:
     """Repeat a per-pair value (..., D/2) to both coordinates of its pair (..., D)."""
-    if check_layout(layout) == "interleaved":
+    if require_layout(layout) == "interleaved":
         return t.repeat_interleave(2, dim=-1)  # [c0, c0, c1, c1, …]
     return torch.cat([t, t], dim=-1)  # [c0, c1, …, c0, c1, …]
 
@@ -67,35 +76,11 @@ def rotate_quarter(x: torch.Tensor, layout: str) -> torch.Tensor:
 
     In the half layout this is Hugging Face's `rotate_half`.
     """
-    if check_layout(layout) == "interleaved":
+    if require_layout(layout) == "interleaved":
         a, b = x[..., 0::2], x[..., 1::2]
         return torch.stack([-b, a], dim=-1).flatten(-2)
     a, b = x.chunk(2, dim=-1)
     return torch.cat([-b, a], dim=-1)
-
-
-def check_rotary_inputs(x, cos, sin, layout: str, rotary_dim: int | None) -> int:
-    """The checks of `rotate_pairs`: x (B, T, H, D) and tables (T, rot/2) or (B, T, rot/2) in x's
-    compute dtype on x's device. Returns rot, the number of coordinates that turn."""
-    check_bthd(x, "x")
-    check_layout(layout)
-    batch, seq, _, dim = x.shape
-    rot = check_rotary_dim(rotary_dim, dim)
-    half = "D/2" if rotary_dim is None else "rotary_dim/2"
-    want = compute_dtype(x.dtype)
-    for name, table in (("cos", cos), ("sin", sin)):
-        if not isinstance(table, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor, got {type(table).__name__}")
-        if table.shape not in ((seq, rot // 2), (batch, seq, rot // 2)):
-            raise ValueError(
-                f"{name} must have shape (T, {half}) = ({seq}, {rot // 2}) or (B, T, {half}) = ({batch}, {seq}, {rot // 2}) "
-                f"to match x of shape {tuple(x.shape)}, got {tuple(table.shape)}"
-            )
-        if table.device != x.device:
-            raise ValueError(f"{name} must be on x's device {x.device}, got {table.device}")
-        if table.dtype != want:
-            raise TypeError(f"{name} must have dtype {want} to rotate x of dtype {x.dtype}, got {table.dtype}")
-    return rot
 
 
 def rotate_pairs(
@@ -107,7 +92,7 @@ def rotate_pairs(
     rotary_dim: rotate only the first rotary_dim coordinates of each head (tables
     (T, rotary_dim/2)) and pass the rest through, as GPT-NeoX and GPT-J do.
     """
-    rot = check_rotary_inputs(x, cos, sin, layout, rotary_dim)
+    rot = require_rotary_inputs(x, cos, sin, layout, rotary_dim)
     dim, want = x.shape[-1], compute_dtype(x.dtype)
     c = expand_to_pairs(cos, layout).unsqueeze(-2)  # (T, 1, rot) or (B, T, 1, rot)
     s = expand_to_pairs(sin, layout).unsqueeze(-2)
@@ -128,28 +113,22 @@ def apply_rope(
     inv_freq=None,
     attention_factor: float = 1.0,
     rotary_dim: int | None = None,
-    out: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Rotate every head vector of x (B, T, H, D) to its position.
 
     positions: integers, shape (T,) or (B, T), on x's device (a range or list is accepted too).
     inv_freq, attention_factor, rotary_dim: see `rope_cos_sin` and `rotate_pairs`;
     without inv_freq the frequencies are theta^(−2i/rotary_dim).
-    out: a buffer of x's shape, dtype and device to write into (out=x rotates in place). Given,
-    the fused one-pass kernel of `rope_lib.fused` writes it; without it the eager form (the
-    reference) returns a new tensor.
+    This is the eager form, the reference; `rope_lib.kernels.rotate_pairs_fused` writes the
+    same rotation in one pass into a buffer, or in place.
     """
-    check_bthd(x, "x")
+    require_bthd(x, "x")
     pos = as_positions(positions, device=x.device)
     batch, seq = x.shape[:2]
     if pos.shape not in ((seq,), (batch, seq)):
         raise ValueError(f"positions must have shape (T,) = ({seq},) or (B, T) = ({batch}, {seq}), got {tuple(pos.shape)}")
-    rot = check_rotary_dim(rotary_dim, x.shape[-1])
+    rot = require_rotary_dim(rotary_dim, x.shape[-1])
     cos, sin = rope_cos_sin(pos, rot, theta=theta, dtype=compute_dtype(x.dtype), inv_freq=inv_freq, attention_factor=attention_factor)
-    if out is not None:
-        from .fused import rotate_pairs_fused  # the fused module builds on this one
-
-        return rotate_pairs_fused(x, cos, sin, layout=layout, rotary_dim=rotary_dim, out=out)
     return rotate_pairs(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
 
 
@@ -161,8 +140,9 @@ def precompute_freqs_cis(
     Use dtype=torch.complex128 to rotate float64 inputs; inv_freq replaces the
     frequencies (Meta's use_scaled=True is inv_freq=rope_lib.llama3_inv_freq(dim, theta)).
     """
-    dim = check_even_dim(dim, "dim")
-    end = check_positive_int(end, "end")
+    dim = require_even_dim(dim, "dim")
+    end = require_positive_int(end, "end")
+    theta = require_base(theta, "theta")
     if dtype not in (torch.complex64, torch.complex128):
         raise TypeError(f"dtype must be torch.complex64 or torch.complex128, got {dtype}")
     a = rope_angles(torch.arange(end, device=device), dim, theta=theta, inv_freq=inv_freq)  # (end, D/2) float64
@@ -185,8 +165,8 @@ def reshape_for_broadcast(freqs_cis: torch.Tensor, x: torch.Tensor) -> torch.Ten
 def apply_rotary_emb(xq: torch.Tensor, xk: torch.Tensor, freqs_cis: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Rotate queries and keys (B, T, H, D) by viewing each adjacent pair as one complex number
     and multiplying by e^{i·m·θ_j} (interleaved layout). Returns tensors of the inputs' dtype."""
-    check_bthd(xq, "xq")
-    check_bthd(xk, "xk")
+    require_bthd(xq, "xq")
+    require_bthd(xk, "xk")
     if xq.dtype != xk.dtype or xq.device != xk.device:
         raise TypeError(f"xq and xk must share dtype and device, got {xq.dtype} on {xq.device} and {xk.dtype} on {xk.device}")
     if xq.shape[:2] != xk.shape[:2] or xq.shape[-1] != xk.shape[-1]:

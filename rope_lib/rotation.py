@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import check_layout
+from .checks import require_even_dim, require_frequencies, require_layout
 from .frequencies import DEFAULT_BASE, angles
 from .layouts import half_order
 
@@ -18,15 +18,19 @@ def rotation_matrix_2d(angle: float) -> np.ndarray:
     return np.array([[c, -s], [s, c]])
 
 
-def rotary_matrix(m, d: int, base: float = DEFAULT_BASE, layout: str = "interleaved") -> np.ndarray:
+def rotary_matrix(m, d: int, base: float = DEFAULT_BASE, layout: str = "interleaved", *, inv_freq=None) -> np.ndarray:
     """R^d_{Θ,m} (eq. 15): d/2 blocks R(m·θ_i) on the diagonal, shape (d, d).
+
+    inv_freq: optional d/2 frequencies that replace base^(−2i/d) (a single θ for d = 2, say).
 
     With layout="half" the same matrix is written in the half-layout basis:
     P·R·Pᵀ, where P reorders interleaved coordinates into the half layout.
     """
-    check_layout(layout)
+    require_layout(layout)
+    d = require_even_dim(d, "d")
+    pair_angles = angles(m, d, base) if inv_freq is None else float(m) * require_frequencies(inv_freq, d // 2)
     matrix = np.zeros((d, d))
-    for i, a in enumerate(angles(m, d, base)):
+    for i, a in enumerate(pair_angles):
         matrix[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = rotation_matrix_2d(a)
     if layout == "half":
         order = half_order(d)
@@ -50,7 +54,7 @@ def apply_rope_matrix(x: np.ndarray, positions, base: float = DEFAULT_BASE, layo
     return np.einsum("tij,bthj->bthi", matrices, x)  # (B, T, H, D)
 
 
-def score_grid(q: np.ndarray, k: np.ndarray, positions, base: float = DEFAULT_BASE) -> np.ndarray:
+def score_grid(q: np.ndarray, k: np.ndarray, positions, base: float = DEFAULT_BASE, *, inv_freq=None) -> np.ndarray:
     """score[a, b] = ⟨R_{m_a} q, R_{m_b} k⟩ for every pair of positions: q, k (D,) → (P, P).
 
     RoPE makes each entry depend on m_a − m_b alone, so the grid is constant along its diagonals.
@@ -58,6 +62,6 @@ def score_grid(q: np.ndarray, k: np.ndarray, positions, base: float = DEFAULT_BA
     q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
     if q.ndim != 1 or q.shape != k.shape:
         raise ValueError(f"q and k must be vectors of one length D, got shapes {q.shape} and {k.shape}")
-    rotated_q = np.stack([rotary_matrix(m, q.size, base) @ q for m in positions])  # (P, D)
-    rotated_k = np.stack([rotary_matrix(m, k.size, base) @ k for m in positions])  # (P, D)
+    rotated_q = np.stack([rotary_matrix(m, q.size, base, inv_freq=inv_freq) @ q for m in positions])  # (P, D)
+    rotated_k = np.stack([rotary_matrix(m, k.size, base, inv_freq=inv_freq) @ k for m in positions])  # (P, D)
     return rotated_q @ rotated_k.T  # (P, P)

@@ -12,12 +12,11 @@ accept; d is the rotary dimension (all of the head, or its rotated part).
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import check_base, check_even_dim, check_positive_int
+from .checks import require_base, require_bool, require_even_dim, require_factor, require_frequencies, require_positive_int, require_real
 from .frequencies import DEFAULT_BASE, inv_freq
 
 LLAMA3_BASE = 500000.0
@@ -27,60 +26,13 @@ METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3")
 """Rescalings by the names Hugging Face gives them (its `rope_type`); "ntk" is the static NTK-aware rule."""
 
 
-def _check_real(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise TypeError(f"{name} must be a finite real number, got {value!r}")
-    return float(value)
-
-
-def check_factor(factor, name: str = "factor") -> float:
-    """A context-extension factor s = L'/L: a finite real number of at least 1."""
-    factor = _check_real(factor, name)
-    if factor < 1.0:
-        raise ValueError(f"{name} must be at least 1 (the new context over the trained one), got {factor}")
-    return factor
-
-
-def check_attention_factor(value) -> float:
-    """The number cos and sin are multiplied by (YaRN's √(1/t)): a finite real number above 0."""
-    value = _check_real(value, "attention_factor")
-    if value <= 0:
-        raise ValueError(f"attention_factor must be greater than 0, got {value}")
-    return value
-
-
-def check_rotary_dim(rotary_dim, head_dim: int) -> int:
-    """How many leading coordinates of a head rotate: None means all head_dim of them."""
-    if rotary_dim is None:
-        return head_dim
-    rotary_dim = check_even_dim(rotary_dim, "rotary_dim")
-    if rotary_dim > head_dim:
-        raise ValueError(f"rotary_dim must be at most the head dimension D={head_dim}, got {rotary_dim}")
-    return rotary_dim
-
-
-def check_frequencies(freqs, n_pairs: int, name: str = "inv_freq") -> np.ndarray:
-    """A vector of n_pairs positive finite frequencies (numpy, torch or a list) as float64 numpy."""
-    if hasattr(freqs, "detach"):
-        freqs = freqs.detach().cpu().numpy()
-    array = np.asarray(freqs)
-    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)) or array.dtype == bool:
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.shape != (n_pairs,):
-        raise ValueError(f"{name} must have shape (rotary_dim/2,) = ({n_pairs},), got {array.shape}")
-    array = array.astype(np.float64)
-    if not (np.isfinite(array).all() and (array > 0).all()):
-        raise ValueError(f"{name} must hold positive finite frequencies, got min {array.min()} and max {array.max()}")
-    return array
-
-
 def partial_rotary_dim(head_dim: int, partial_rotary_factor: float) -> int:
     """int(head_dim · fraction): the rotated part of a head (GPT-NeoX, Phi); it must be even."""
-    head_dim = check_even_dim(head_dim, "head_dim")
-    fraction = _check_real(partial_rotary_factor, "partial_rotary_factor")
+    head_dim = require_even_dim(head_dim, "head_dim")
+    fraction = require_real(partial_rotary_factor, "partial_rotary_factor")
     if not 0 < fraction <= 1:
         raise ValueError(f"partial_rotary_factor must lie in (0, 1], got {fraction}")
-    return check_even_dim(int(head_dim * fraction), f"int(head_dim · partial_rotary_factor) = int({head_dim} · {fraction})")
+    return require_even_dim(int(head_dim * fraction), f"int(head_dim · partial_rotary_factor) = int({head_dim} · {fraction})")
 
 
 def position_interpolation_inv_freq(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> np.ndarray:
@@ -89,7 +41,7 @@ def position_interpolation_inv_freq(d: int, base: float = DEFAULT_BASE, factor: 
     Every angle the long context needs, m·θ_i/s with m < s·L, is one the model saw
     for some m < L; the price is that neighbouring tokens move s times closer.
     """
-    return inv_freq(d, base) / check_factor(factor)
+    return inv_freq(d, base) / require_factor(factor)
 
 
 def ntk_base(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> float:
@@ -98,10 +50,10 @@ def ntk_base(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> float:
     With this base the slowest pair i = d/2 − 1 turns exactly s times slower and
     the fastest, i = 0, is untouched: high frequencies extrapolate, low ones interpolate.
     """
-    d = check_even_dim(d, "d")
+    d = require_even_dim(d, "d")
     if d < 4:
         raise ValueError(f"d must be at least 4 for the NTK-aware exponent d/(d−2), got {d}")
-    return check_base(base, "base") * check_factor(factor) ** (d / (d - 2))
+    return require_base(base, "base") * require_factor(factor) ** (d / (d - 2))
 
 
 def ntk_inv_freq(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> np.ndarray:
@@ -115,9 +67,9 @@ def dynamic_ntk_factor(factor: float, seq_len: int, original_max_len: int) -> fl
     It is 1 while the sequence fits in the original context L (frequencies unchanged)
     and grows with the length T beyond it (emozilla, 2023; Hugging Face's "dynamic").
     """
-    factor = check_factor(factor)
-    seq_len = check_positive_int(seq_len, "seq_len")
-    original_max_len = check_positive_int(original_max_len, "original_max_len")
+    factor = require_factor(factor)
+    seq_len = require_positive_int(seq_len, "seq_len")
+    original_max_len = require_positive_int(original_max_len, "original_max_len")
     if seq_len <= original_max_len:
         return 1.0  # exactly: the formula would give 1 up to rounding
     return factor * seq_len / original_max_len - (factor - 1)
@@ -143,10 +95,10 @@ def yarn_ramp(d: int, base: float = DEFAULT_BASE, *, original_max_len: int, beta
     code and Hugging Face's (the paper writes the same ramp in r = L/λ); with
     truncate=True the two ends are rounded outwards to whole pairs.
     """
-    d = check_even_dim(d, "d")
-    base = check_base(base, "base")
-    original_max_len = check_positive_int(original_max_len, "original_max_len")
-    beta_fast, beta_slow = _check_real(beta_fast, "beta_fast"), _check_real(beta_slow, "beta_slow")
+    d = require_even_dim(d, "d")
+    base = require_base(base, "base")
+    original_max_len = require_positive_int(original_max_len, "original_max_len")
+    beta_fast, beta_slow = require_real(beta_fast, "beta_fast"), require_real(beta_slow, "beta_slow")
     if not 0 < beta_slow < beta_fast:
         raise ValueError(f"beta_slow and beta_fast must satisfy 0 < beta_slow < beta_fast, got {beta_slow} and {beta_fast}")
     start = yarn_correction_pair(beta_fast, d, base, original_max_len)  # γ starts falling here
@@ -173,13 +125,13 @@ def yarn_inv_freq(
     """θ'_i = (1 − γ_i)·θ_i/s + γ_i·θ_i: YaRN's "NTK-by-parts" frequencies (Peng et al. 2023)."""
     gamma = yarn_ramp(d, base, original_max_len=original_max_len, beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate)
     theta = inv_freq(d, base)
-    return (1 - gamma) * theta / check_factor(factor) + gamma * theta
+    return (1 - gamma) * theta / require_factor(factor) + gamma * theta
 
 
 def yarn_attention_factor(factor: float) -> float:
     """√(1/t) = 0.1·ln s + 1 (Peng et al. 2023): cos and sin are multiplied by it, so every
     logit by its square, sharpening attention that the longer context would flatten."""
-    return 0.1 * math.log(check_factor(factor)) + 1.0
+    return 0.1 * math.log(require_factor(factor)) + 1.0
 
 
 def llama3_scale_freqs(freqs, factor: float = 8.0, *, low_freq_factor: float = 1.0, high_freq_factor: float = 4.0, original_max_len: int = 8192) -> np.ndarray:
@@ -189,12 +141,12 @@ def llama3_scale_freqs(freqs, factor: float = 8.0, *, low_freq_factor: float = 1
     L/low_freq_factor (8192) divided by the factor; between them the frequency
     blends the two with weight (L/λ − low)/(high − low), continuous at both ends.
     """
-    freqs = check_frequencies(freqs, np.size(freqs), "freqs")
-    factor = check_factor(factor)
-    low, high = _check_real(low_freq_factor, "low_freq_factor"), _check_real(high_freq_factor, "high_freq_factor")
+    freqs = require_frequencies(freqs, np.size(freqs), "freqs")
+    factor = require_factor(factor)
+    low, high = require_real(low_freq_factor, "low_freq_factor"), require_real(high_freq_factor, "high_freq_factor")
     if not 0 < low < high:
         raise ValueError(f"low_freq_factor and high_freq_factor must satisfy 0 < low < high, got {low} and {high}")
-    original_max_len = check_positive_int(original_max_len, "original_max_len")
+    original_max_len = require_positive_int(original_max_len, "original_max_len")
     wavelength = 2 * np.pi / freqs
     smooth = (original_max_len / wavelength - low) / (high - low)
     blended = (1 - smooth) * freqs / factor + smooth * freqs
@@ -238,9 +190,9 @@ class RopeScaling:
     def __post_init__(self):
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-        check_factor(self.factor)
+        require_factor(self.factor)
         if self.original_max_len is not None:
-            check_positive_int(self.original_max_len, "original_max_len")
+            require_positive_int(self.original_max_len, "original_max_len")
         elif self.method in ("dynamic", "yarn", "llama3"):
             raise ValueError(f"original_max_len (the trained context length) is needed by method {self.method!r}")
 
@@ -272,10 +224,13 @@ class RopeScaling:
         )
 
 
-def check_scaling(scaling) -> RopeScaling | None:
-    if scaling is not None and not isinstance(scaling, RopeScaling):
-        raise TypeError(f"scaling must be a rope_lib.RopeScaling or None, got {type(scaling).__name__}")
-    return scaling
+def scaled_frequencies(method: str, factor: float, d: int, base: float, original_max_len: int) -> tuple[np.ndarray, float]:
+    """θ'_i and the attention factor of one rule at the length s·L (dynamic NTK takes its frequencies there);
+    method "none" gives plain RoPE. What the chapter's figures compare, rule by rule."""
+    if method == "none":
+        return inv_freq(d, base), 1.0
+    rule = RopeScaling(method, factor, original_max_len=original_max_len)
+    return rule.frequencies(d, base, seq_len=int(factor * original_max_len)), rule.attention_factor
 
 
 def angle_coverage(d: int, base: float = DEFAULT_BASE, context_len: int = 4096, *, freqs=None) -> np.ndarray:
@@ -284,7 +239,7 @@ def angle_coverage(d: int, base: float = DEFAULT_BASE, context_len: int = 4096, 
     Pairs with coverage 1 have met every angle in training; the others meet new
     angles as soon as the context grows past L.
     """
-    d = check_even_dim(d, "d")
-    context_len = check_positive_int(context_len, "context_len")
-    theta = inv_freq(d, base) if freqs is None else check_frequencies(freqs, d // 2, "freqs")
+    d = require_even_dim(d, "d")
+    context_len = require_positive_int(context_len, "context_len")
+    theta = inv_freq(d, base) if freqs is None else require_frequencies(freqs, d // 2, "freqs")
     return np.minimum(1.0, (context_len - 1) * theta / (2 * np.pi))

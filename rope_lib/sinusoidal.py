@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from .checks import check_even_dim, check_positive_int
+from .checks import require_even_dim, require_positive_int
 from .frequencies import DEFAULT_BASE, angles
 
 
@@ -21,8 +21,8 @@ def sinusoidal_encoding_loop(seq_len: int, d: int, base: float = DEFAULT_BASE) -
     Each column j uses the exponent 2·(j // 2)/d, so columns 2t and 2t+1 share
     one frequency; even columns take the sine, odd columns the cosine.
     """
-    seq_len = check_positive_int(seq_len, "seq_len")
-    d = check_even_dim(d, "d")
+    seq_len = require_positive_int(seq_len, "seq_len")
+    d = require_even_dim(d, "d")
     table = np.empty((seq_len, d))
     for i in range(seq_len):
         for j in range(d):
@@ -33,7 +33,7 @@ def sinusoidal_encoding_loop(seq_len: int, d: int, base: float = DEFAULT_BASE) -
 
 def sinusoidal_encoding(seq_len: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """The same (seq_len, d) table in one vectorised step from the shared angles m·θ_t."""
-    seq_len = check_positive_int(seq_len, "seq_len")
+    seq_len = require_positive_int(seq_len, "seq_len")
     return sinusoidal_position(np.arange(seq_len), d, base)  # (seq_len, d)
 
 
@@ -53,7 +53,7 @@ def sinusoidal_pair(m, t: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray
     As m grows the point walks round the unit circle, clockwise in these
     (sine, cosine) coordinates: pair t of p_{m+k} = R(−kω_t) · pair t of p_m.
     """
-    d = check_even_dim(d, "d")
+    d = require_even_dim(d, "d")
     if isinstance(t, bool) or not isinstance(t, numbers.Integral) or not 0 <= t < d // 2:
         raise ValueError(f"t must be a pair index in [0, {d // 2}) for d = {d}, got {t!r}")
     return sinusoidal_position(m, d, base)[..., 2 * t : 2 * t + 2]  # m.shape + (2,)

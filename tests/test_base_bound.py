@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rope_lib import b_m_theta, b_m_theta_blocks, base_grid, base_lower_bounds, first_negative, inv_freq, keeps_non_negative, smallest_base
+from rope_lib import inv_freq
+from rope_lib.teach import b_m_theta, b_m_theta_blocks, base_grid, base_lower_bounds, first_negative, keeps_non_negative, smallest_base
 
 TABLE_LENGTHS = [2**k for k in range(12, 21)]  # 4k … 1M, as in the chapter
 

@@ -5,8 +5,10 @@ and it is compiled once into the cache folder, with a clear warning when the com
 import pytest
 import torch
 
-from rope_lib import compute_dtype, cpu_kernel, rope_cos_sin, rotate_pairs
-from rope_lib.fused import kernels_for, rotate_pairs_fused
+from rope_lib import rope_cos_sin, rotate_pairs
+from rope_lib.checks import compute_dtype
+from rope_lib.kernels import cpu_kernel
+from rope_lib.kernels.fused import kernels_for, rotate_pairs_fused
 
 pytestmark = pytest.mark.skipif(cpu_kernel.cxx_compiler() is None, reason="no C++ compiler on this machine")
 

@@ -10,9 +10,10 @@ import pytest
 import torch
 
 import rope_lib
-from conftest import ROOT
-from rope_lib import decay, exercises
-from rope_lib.exercises import (
+from rope_lib import teach
+from paths import ROOT, chapters
+from rope_lib.teach import decay, exercises
+from rope_lib.teach.exercises import (
     CheckResult,
     check_attention_by_hand,
     check_b_m,
@@ -26,7 +27,6 @@ from rope_lib.exercises import (
     check_terms_needed,
     check_walk_encoding,
 )
-from test_chapters import chapters
 
 
 def failed(result: CheckResult, *words: str) -> bool:
@@ -228,7 +228,7 @@ def test_rope_pairs_hints():
 def test_attention_by_hand_hints():
     assert failed(check_attention_by_hand(lambda *a: attention_by_hand(*a, scale=False)), "scaling", "√d_k")
     assert failed(check_attention_by_hand(lambda *a: attention_by_hand(*a, over_queries=True)), "normalisation", "over the keys")
-    assert failed(check_attention_by_hand(lambda x, w_q, w_k, w_v: rope_lib.self_attention(x, w_q, w_k, w_v)[1]), "shape")
+    assert failed(check_attention_by_hand(lambda x, w_q, w_k, w_v: teach.self_attention(x, w_q, w_k, w_v)[1]), "shape")
 
 
 def test_walk_encoding_hints():

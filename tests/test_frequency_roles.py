@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from rope_lib import band_pairs, inv_freq, positional_head_score, retrieval_rate, rope_sum
+from rope_lib import inv_freq
+from rope_lib.teach import band_pairs, positional_head_score, retrieval_rate, rope_sum
 
 
 def test_band_pairs():

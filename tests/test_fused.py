@@ -10,10 +10,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rope_lib import apply_rope_matrix, compute_dtype, rope_cos_sin, rotate_pairs
 import rope_lib
-from rope_lib import fused
-from rope_lib.fused import check_out, fused_kernels_available, kernel_name, kernels_for, rotate_pairs_fused
+from rope_lib import apply_rope_matrix, rope_cos_sin, rotate_pairs
+from rope_lib.checks import compute_dtype, require_out
+from rope_lib.kernels import FusedAttention, fused
+from rope_lib.kernels.fused import fused_kernels_available, kernel_name, kernels_for, rotate_pairs_fused
 
 START = 1000  # positions 1000 … : far enough that a careless angle would show
 BF16_RELATIVE_ROUNDING = 2.0**-8  # bf16 keeps 8 significant bits: rounding moves a value by at most half of 2^-7 of it
@@ -171,7 +172,7 @@ def test_bad_out_is_rejected_with_a_clear_error():
         rotate_pairs_fused(storage[:, :5], cos, sin, out=storage[:, 1:])
     with pytest.raises(ValueError, match="kernel must be one of"):
         rotate_pairs_fused(x, cos, sin, layout="half", kernel="complex")
-    assert check_out(x, x) is True and check_out(torch.empty_like(x), x) is False
+    assert require_out(x, x) is True and require_out(torch.empty_like(x), x) is False
 
 
 BAD_CALLS = [
@@ -211,31 +212,14 @@ def test_autograd_gets_the_eager_rotation():
     torch.testing.assert_close(fused_grad, x.grad, rtol=0, atol=1e-6)
 
 
-@pytest.mark.parametrize("layout", ["interleaved", "half"])
-def test_apply_rope_with_out_writes_the_fused_result(layout):
-    x = torch.randn(2, 7, 3, 16, generator=torch.Generator().manual_seed(11))
-    positions = torch.arange(300, 307)
-    expected = rope_lib.apply_rope(x, positions, layout=layout)
-    out = torch.empty_like(x)
-    assert rope_lib.apply_rope(x, positions, layout=layout, out=out) is out
-    torch.testing.assert_close(out, expected, rtol=0, atol=1e-5)
-    in_place = x.clone()
-    rope_lib.apply_rope(in_place, positions, layout=layout, out=in_place)
-    torch.testing.assert_close(in_place, expected, rtol=0, atol=1e-5)
-    with pytest.raises(ValueError, match="out must match x"):
-        rope_lib.apply_rope(x, positions, layout=layout, out=torch.empty(2, 7, 3, 8))
-
-
 @pytest.mark.parametrize("dtype, atol", [(torch.float32, 1e-5), (torch.bfloat16, 2e-2)])
 def test_fused_attention_matches_the_eager_module_through_the_kv_cache(dtype, atol):
     torch.manual_seed(0)
     eager = rope_lib.Attention(64, 4, n_kv_heads=2, max_seq_len=32, device="cpu", dtype=dtype)
-    fused = rope_lib.Attention(64, 4, n_kv_heads=2, max_seq_len=32, device="cpu", dtype=dtype, fused=True)
+    fused = FusedAttention(64, 4, n_kv_heads=2, max_seq_len=32, device="cpu", dtype=dtype)
     fused.load_state_dict(eager.state_dict())
     x = torch.randn(1, 12, 64, generator=torch.Generator().manual_seed(1)).to(dtype)
     with torch.no_grad():
         for start, end in [(0, 9), (9, 10), (10, 12)]:
             torch.testing.assert_close(fused(x[:, start:end], start), eager(x[:, start:end], start), rtol=0, atol=atol)
-    torch.testing.assert_close(fused.cache_k, eager.cache_k, rtol=0, atol=atol)
-    with pytest.raises(TypeError, match="fused must be True or False"):
-        rope_lib.Attention(64, 4, device="cpu", fused="yes")
+    torch.testing.assert_close(fused.cache.k, eager.cache.k, rtol=0, atol=atol)

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from rope_lib import Attention, apply_rope, apply_rotary_emb, precompute_freqs_cis, rope_cos_sin, rotate_pairs
-from rope_lib.fused import kernels_for, rotate_pairs_fused
+from rope_lib.kernels.fused import kernels_for, rotate_pairs_fused
 
 pytestmark = pytest.mark.gpu
 CUDA = torch.device("cuda")

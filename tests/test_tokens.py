@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rope_lib import (
+from rope_lib.teach import (
     attention_outputs,
     attention_scores,
     build_vocab,

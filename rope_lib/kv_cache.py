@@ -1,0 +1,73 @@
+"""The KV cache of LLaMA-style decoding (chapter "The LLaMA implementation"): one verb, `update`.
+
+Keys arrive already rotated to their positions, are written once at
+`start_pos` and never rotated again. The cache stores values, not autograd
+graphs: what it keeps from earlier calls is a constant to later ones, so a
+model made of these blocks can be trained step after step.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .checks import require_non_negative_int, require_positive_int
+
+
+class KVCache(nn.Module):
+    """Rotated keys and values for max_batch_size sequences of up to max_seq_len positions,
+    stored as (B, S, Hkv, D) buffers (not saved in a state dict)."""
+
+    def __init__(self, max_batch_size: int, max_seq_len: int, n_kv_heads: int, head_dim: int, *, device=None, dtype=torch.float32):
+        super().__init__()
+        shape = (
+            require_positive_int(max_batch_size, "max_batch_size"),
+            require_positive_int(max_seq_len, "max_seq_len"),
+            require_positive_int(n_kv_heads, "n_kv_heads"),
+            require_positive_int(head_dim, "head_dim"),
+        )
+        self.register_buffer("k", torch.zeros(shape, device=device, dtype=dtype), persistent=False)  # (B, S, Hkv, D)
+        self.register_buffer("v", torch.zeros(shape, device=device, dtype=dtype), persistent=False)
+
+    @property
+    def max_batch_size(self) -> int:
+        return self.k.shape[0]
+
+    @property
+    def max_seq_len(self) -> int:
+        return self.k.shape[1]
+
+    def update(self, start_pos: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Store k, v (B, T, Hkv, D) at positions start_pos … start_pos + T − 1 and return the keys and
+        values of positions 0 … start_pos + T − 1, each (B, start_pos + T, Hkv, D).
+
+        The cache keeps detached copies. When k or v carry a graph, the returned tensors are the cached
+        prefix (constants) followed by k and v themselves, so gradients reach this call's keys and values.
+        """
+        start_pos = require_non_negative_int(start_pos, "start_pos")
+        for name, t in (("k", k), ("v", v)):
+            if not isinstance(t, torch.Tensor):
+                raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+            if t.dim() != 4 or t.shape[2:] != self.k.shape[2:] or t.shape[0] > self.max_batch_size:
+                raise ValueError(
+                    f"{name} must have shape (B ≤ {self.max_batch_size}, T, Hkv={self.k.shape[2]}, D={self.k.shape[3]}), got {tuple(t.shape)}"
+                )
+            if t.dtype != self.k.dtype or t.device != self.k.device:
+                raise TypeError(f"{name} must have the cache's dtype {self.k.dtype} on {self.k.device}, got {t.dtype} on {t.device}")
+        if k.shape != v.shape:
+            raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
+        batch, seq = k.shape[:2]
+        end = start_pos + seq
+        if end > self.max_seq_len:
+            raise ValueError(f"start_pos + T = {start_pos} + {seq} = {end} is past the cache of max_seq_len={self.max_seq_len} positions")
+        with torch.no_grad():
+            self.k[:batch, start_pos:end] = k
+            self.v[:batch, start_pos:end] = v
+        if k.requires_grad or v.requires_grad:
+            return torch.cat([self.k[:batch, :start_pos], k], dim=1), torch.cat([self.v[:batch, :start_pos], v], dim=1)
+        return self.k[:batch, :end], self.v[:batch, :end]
+
+    def reset(self) -> None:
+        """Forget every cached key and value."""
+        self.k.zero_()
+        self.v.zero_()

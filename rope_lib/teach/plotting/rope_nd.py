@@ -1,0 +1,97 @@
+"""Figures of chapter "RoPE in d dimensions": d/2 pairs, each turning at its own speed."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from ...frequencies import DEFAULT_BASE, angles, inv_freq
+from ...rotation import rotary_matrix, rotation_matrix_2d
+from .style import DIVERGING_CMAP, new_figure, series_style
+
+
+def plot_pair_rotations(x, positions, base: float = DEFAULT_BASE) -> Figure:
+    """One panel per pair (x_{2i}, x_{2i+1}) of x, drawn turned to each of the positions:
+    the first pair sweeps round quickly, the last one hardly moves (RoFormer Fig. 1, redrawn)."""
+    x = np.asarray(x, dtype=np.float64)
+    positions = [int(p) for p in positions]
+    if x.ndim != 1 or x.size % 2 or not 2 <= x.size <= 16:
+        raise ValueError(f"x must be a vector of even length 2 … 16, got shape {x.shape}")
+    d = x.size
+    turns = angles(positions, d, base)  # (P, d/2)
+    fig = new_figure(
+        f"{d // 2} small panels, one per coordinate pair of a {d}-dimensional vector; each shows the pair as an "
+        f"arrow turned to positions {', '.join(map(str, positions))}. Pair 0 turns by {inv_freq(d, base)[0]:g} rad per "
+        f"position and its arrows fan out around the circle; pair {d // 2 - 1} turns by {inv_freq(d, base)[-1]:.2g} rad "
+        f"per position, so its arrows almost coincide, turned by only {turns[-1, -1]:.2f} rad at position {positions[-1]}.",
+        figsize=(2.0 * d // 2 + 0.5, 2.7),
+    )
+    axes = np.atleast_1d(fig.subplots(1, d // 2))
+    unit = np.linspace(0, 2 * np.pi, 121)
+    for i, ax in enumerate(axes):
+        pair = x[2 * i : 2 * i + 2]
+        radius = np.linalg.norm(pair)
+        ax.plot(radius * np.cos(unit), radius * np.sin(unit), color="0.85", linewidth=0.8)
+        for j, position in enumerate(positions):
+            style = series_style(j)
+            turned = rotation_matrix_2d(turns[j, i]) @ pair
+            ax.plot([0, turned[0]], [0, turned[1]], color=style["color"], linestyle=style["linestyle"], linewidth=1.5)
+            ax.plot(*turned, marker=style["marker"], color=style["color"], linestyle="none", label=f"m = {position}" if i == 0 else None)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_title(f"pair {i}\nθ_{i} = {inv_freq(d, base)[i]:.3g}", fontsize=9)
+    fig.legend(loc="outside lower center", ncol=len(positions), fontsize=8)
+    return fig
+
+
+def plot_clock(position: int, d: int = 8, base: float = DEFAULT_BASE) -> Figure:
+    """A clock with one hand per pair, hand i at the angle m·θ_i (counter-clockwise from 3 o'clock)."""
+    turns = angles(position, d, base)  # (d/2,)
+    wrapped = np.mod(turns, 2 * np.pi)
+    lengths = np.linspace(1.0, 0.35, turns.size)
+    fig = new_figure(
+        f"A clock face with {turns.size} hands, one per pair of a d = {d} vector with base {base:g}, at position "
+        f"m = {position}. Hand i points at the angle m·θ_i measured counter-clockwise from 3 o'clock; hand 0 "
+        f"(longest) has turned {turns[0]:.2f} rad, {turns[0] / (2 * np.pi):.2f} full turns, while hand "
+        f"{turns.size - 1} (shortest) has turned only {turns[-1]:.3f} rad: the pairs turn at geometrically slower speeds.",
+        figsize=(4.6, 4.2),
+    )
+    ax = fig.add_subplot()
+    unit = np.linspace(0, 2 * np.pi, 181)
+    ax.plot(np.cos(unit), np.sin(unit), color="0.6", linewidth=1)
+    for tick in range(12):
+        a = tick * np.pi / 6
+        ax.plot([0.93 * np.cos(a), np.cos(a)], [0.93 * np.sin(a), np.sin(a)], color="0.6", linewidth=1)
+    for i, (a, length) in enumerate(zip(wrapped, lengths)):
+        style = series_style(i)
+        ax.plot([0, length * np.cos(a)], [0, length * np.sin(a)], color=style["color"], linestyle=style["linestyle"], linewidth=2.2)
+        ax.plot(length * np.cos(a), length * np.sin(a), marker=style["marker"], color=style["color"], linestyle="none", label=f"pair {i}: {turns[i]:.2f} rad")
+    ax.plot(0, 0, marker="o", color="black")
+    ax.set_aspect("equal")
+    ax.set_xlim(-1.1, 1.1)
+    ax.set_ylim(-1.1, 1.1)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title(f"position m = {position}, d = {d}, base = {base:g}", fontsize=10)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7, frameon=False)
+    return fig
+
+
+def plot_rotary_matrix(m: int, d: int = 16, base: float = DEFAULT_BASE) -> Figure:
+    """Heatmap of R^d_{Θ,m} (eq. 15): 2×2 rotation blocks on the diagonal, zeros everywhere else."""
+    matrix = rotary_matrix(m, d, base)
+    zeros = d * d - 2 * d  # everything outside the d/2 blocks of 2×2
+    fig = new_figure(
+        f"Heatmap of the {d} by {d} rotary matrix at position m = {m} (base {base:g}). Only the {d // 2} two-by-two "
+        f"blocks on the diagonal are coloured, each the rotation by m·θ_i with entries between −1 and 1; the other "
+        f"{zeros} of the {d * d} entries are zero, which is why multiplying by the whole matrix wastes work.",
+        figsize=(4.6, 4.0),
+    )
+    ax = fig.add_subplot()
+    image = ax.imshow(matrix, cmap=DIVERGING_CMAP, vmin=-1, vmax=1)
+    ax.set_xlabel("column")
+    ax.set_ylabel("row")
+    ax.set_title(f"R^d_(Θ,m) for m = {m}, d = {d}", fontsize=10)
+    fig.colorbar(image, ax=ax, label="entry")
+    return fig

@@ -1,0 +1,18 @@
+"""One pair of the sinusoidal encoding moving on its circle as the position grows (chapter "Absolute sinusoidal encoding")."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from ...checks import require_even_dim
+from ...frequencies import DEFAULT_BASE
+from ..plotting.sinusoidal import plot_sinusoidal_pair
+from . import Control, InteractiveFigure
+
+
+def sinusoidal_pair_widget(d: int = 8, positions=tuple(range(16)), base: float = DEFAULT_BASE) -> InteractiveFigure:
+    """Sliders for the position m and the pair t; the point (sin mω_t, cos mω_t) on the unit circle."""
+    d = require_even_dim(d, "d")
+    position = Control("m", "position m", tuple(positions), tuple(positions)[min(5, len(positions) - 1)])
+    pair = Control("t", "pair t", tuple(range(d // 2)), 0)
+    return InteractiveFigure(partial(plot_sinusoidal_pair, d=d, base=base), (position, pair))

@@ -1,0 +1,50 @@
+"""The book builds with zero warnings, every cell executed; a failing cell fails the build."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from paths import ROOT
+
+
+def toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [toc["root"]] + [entry["file"] for entry in toc["chapters"]]
+
+
+@pytest.mark.slow
+def test_book_builds_with_zero_warnings(built_book):
+    """Built with a fresh execution cache, so a change to rope_lib cannot hide behind cached outputs."""
+    result, html = built_book
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-6000:]
+    for page in toc_files():
+        assert "Traceback" not in (html / f"{page}.html").read_text(), page
+
+
+def tiny_book(folder: Path, cell: str) -> Path:
+    """A one-page book with the project's own execution settings."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    config.pop("bibtex_bibfiles", None)
+    config["sphinx"]["config"].pop("bibtex_reference_style", None)
+    config["sphinx"]["config"].pop("html_static_path", None)
+    config["sphinx"].pop("local_extensions", None)
+    config["only_build_toc_files"] = True
+    folder.mkdir()
+    (folder / "_config.yml").write_text(yaml.safe_dump(config))
+    (folder / "_toc.yml").write_text("format: jb-book\nroot: page\n")
+    (folder / "page.md").write_text(
+        "---\njupytext:\n  text_representation:\n    format_name: myst\n"
+        "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n"
+        f"# A page\n\n```{{code-cell}} ipython3\n{cell}\n```\n"
+    )
+    return folder
+
+
+@pytest.mark.slow
+def test_a_failing_cell_fails_the_build(tmp_path, build_book):
+    passing = build_book(tiny_book(tmp_path / "good", "import rope_lib\nassert rope_lib.inv_freq(4)[0] == 1.0"), tmp_path / "good_out")
+    assert passing.returncode == 0, passing.stdout[-4000:] + passing.stderr[-4000:]
+    failing = build_book(tiny_book(tmp_path / "bad", "import rope_lib\nassert rope_lib.inv_freq(4)[0] == 2.0"), tmp_path / "bad_out")
+    assert failing.returncode != 0
+    assert "AssertionError" in failing.stdout + failing.stderr

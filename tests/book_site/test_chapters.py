@@ -1,0 +1,70 @@
+"""Every chapter has the parts a reader relies on, and uses only library code that the tests exercise."""
+
+import importlib
+import inspect
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+
+import rope_lib
+from paths import ROOT, chapters
+
+def code_cells(text: str) -> list[str]:
+    return re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, re.S)
+
+
+def public_library_names() -> set[str]:
+    """Functions and classes defined in rope_lib's own modules, by name."""
+    names = set()
+    for info in pkgutil.walk_packages(rope_lib.__path__, "rope_lib."):
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if not name.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == info.name:
+                names.add(name)
+    return names
+
+
+def library_tests_text() -> str:
+    return "\n".join(p.read_text() for p in (ROOT / "tests").glob("test_*.py"))
+
+
+@pytest.mark.parametrize("chapter", chapters())
+def test_chapter_has_objectives_summary_and_exercises(chapter):
+    text = (ROOT / f"{chapter}.md").read_text()
+    assert text.startswith("---\njupytext:"), "a jupytext header, so Jupyter opens the chapter as a notebook"
+    assert re.search(r"^\(ch-[\w-]+\)=\n# ", text, re.M), "a (ch-…)= label above the title"
+    assert "```{admonition} After this chapter you can" in text, "learning objectives at the top"
+    assert re.search(r"^## Summary\b", text, re.M), "a Summary section"
+    exercises_part = text.split("## Exercises", 1)
+    assert len(exercises_part) == 2, "an Exercises section"
+    labels = re.findall(r":::\{exercise\}\n:label: ([\w-]+)", exercises_part[1])
+    assert len(labels) >= 3, f"at least three exercises, found {labels}"
+    coding = 0
+    for label in labels:
+        solution = re.search(rf":::\{{solution-start\}} {re.escape(label)}\n:class: dropdown\n:::\n(.*?):::\{{solution-end\}}", exercises_part[1], re.S)
+        assert solution, f"exercise {label} needs a hidden solution (solution-start with :class: dropdown)"
+        coding += bool(code_cells(solution.group(1)))
+    assert coding >= 1, "at least one coding exercise with a solution that runs"
+
+
+@pytest.mark.parametrize("chapter", chapters())
+def test_chapter_cites_labels_its_formulas_and_shows_library_source(chapter):
+    text = (ROOT / f"{chapter}.md").read_text()
+    labels = re.findall(r"^\$\$ \(([\w-]+)\)$", text, re.M)
+    assert labels, "labelled display equations"
+    assert any(f"{{eq}}`{label}`" in text for label in labels), "equations referenced with {eq}"
+    assert "{cite}`" in text, "a citation to book/references.bib"
+    assert "{literalinclude} ../rope_lib/" in text, "library code shown from its source, not retyped"
+
+
+@pytest.mark.parametrize("chapter", chapters())
+def test_every_library_function_a_chapter_uses_is_tested(chapter):
+    text = (ROOT / f"{chapter}.md").read_text()
+    used_text = "\n".join(code_cells(text)) + "\n" + "\n".join(re.findall(r":pyobject: ([\w.]+)", text))
+    used = {name for name in public_library_names() if re.search(rf"\b{name}\b", used_text)}
+    tests = library_tests_text()
+    # a test must call the function (or construct the class), not merely mention its name
+    untested = sorted(name for name in used if not re.search(rf"\b{name}\s*\(", tests))
+    assert not untested, f"{chapter} uses rope_lib names no library test mentions: {untested}"

@@ -1,0 +1,340 @@
+"""The built website in a real browser (Debian's headless Chromium driven by Playwright), offline.
+
+Every page of the site is served on localhost and visited once; the visit records
+everything the checks below need. Requests to any other host are refused and
+recorded, so a page that needs the network fails here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urljoin, urlparse
+
+import pytest
+
+from paths import ROOT
+
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+DARK_SCREENSHOTS = SCREENSHOTS / "dark"
+PHONE_WIDTH = 390
+PAGE_BUDGET = 2 * 1024 * 1024
+"""Bytes a page may bring of its own: the HTML and its images (scripts, styles and fonts are shared and cached)."""
+
+pytestmark = pytest.mark.slow
+
+
+def site_pages(html: Path) -> list[str]:
+    """Every HTML page of the site, as paths relative to its root (theme fragments under _static excluded)."""
+    return sorted(p.relative_to(html).as_posix() for p in html.rglob("*.html") if p.relative_to(html).parts[0] != "_static")
+
+
+@pytest.fixture(scope="module")
+def site(built_book, serve):
+    result, html = built_book
+    if result.returncode != 0:
+        pytest.fail("the book did not build; see test_book_builds_with_zero_warnings")
+    with serve(html) as origin:
+        yield html, f"http://{origin}/"
+
+
+@dataclass
+class Visit:
+    recording: bool = True  # off once the page's own loading and use are done (axe fetches stylesheets itself)
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+    math_problems: list[str] = field(default_factory=list)
+    broken_images: list[str] = field(default_factory=list)
+    stuck_figures: list[str] = field(default_factory=list)
+    overflowing: list[str] = field(default_factory=list)
+    unlabelled_images: list[str] = field(default_factory=list)
+    axe_violations: list[dict] = field(default_factory=list)
+    own_bytes: int = 0
+    total_bytes: int = 0
+    interactive_figures: int = 0
+
+
+MATH_JS = """async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) { await MathJax.startup.promise; }
+  const sources = document.querySelectorAll('.math, span.math, div.math').length;
+  const typeset = document.querySelectorAll('mjx-container').length;
+  const clone = document.body.cloneNode(true);
+  clone.querySelectorAll('pre, code, script, style, textarea, mjx-container, .highlight').forEach(e => e.remove());
+  const text = clone.innerText || clone.textContent;
+  const raw = ['\\\\(', '\\\\[', '$$'].filter(s => text.includes(s));
+  return {sources, typeset, raw, hasMathJax: !!window.MathJax};
+}"""
+
+IMAGES_JS = """() => Array.from(document.images)
+  .filter(img => !(img.complete && img.naturalWidth > 0))
+  .map(img => img.currentSrc || img.src)"""
+
+OVERFLOW_JS = """() => {
+  const width = document.documentElement.clientWidth;
+  const offenders = [];
+  const scrolls = el => { const o = getComputedStyle(el).overflowX; return o === 'auto' || o === 'scroll' || o === 'hidden'; };
+  for (const el of document.body.querySelectorAll('*')) {
+    if (!Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    if (!el.checkVisibility({visibilityProperty: true, opacityProperty: false})) continue;
+    const rect = el.getBoundingClientRect();
+    if (rect.width === 0 || rect.right <= width + 1) continue;
+    let clipped = false;
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      if (scrolls(a) && a.getBoundingClientRect().right <= width + 1) { clipped = true; break; }
+    }
+    if (!clipped) offenders.push(el.tagName.toLowerCase() + ': ' + el.textContent.trim().slice(0, 60));
+  }
+  if (document.documentElement.scrollWidth > width + 1) offenders.push('page scrolls sideways: ' + document.documentElement.scrollWidth + 'px');
+  return offenders;
+}"""
+
+
+TAB_LIMIT = 600
+"""Tab presses allowed to walk through a page's focusable elements."""
+
+ACTIVE_JS = """() => { const a = document.activeElement; return a && a.classList.contains('rope-control') ? a.id : (a ? a.tagName : null); }"""
+
+
+def move_every_control(page, visit: Visit) -> None:
+    """Reach each kernel-free figure's sliders with Tab alone, press an arrow key, and the picture must change."""
+    sliders = page.locator("input.rope-control")
+    visit.interactive_figures = page.locator(".rope-interactive").count()
+    pending = {sliders.nth(i).get_attribute("id") for i in range(sliders.count())}
+    page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
+    for _ in range(TAB_LIMIT):
+        if not pending:
+            break
+        page.keyboard.press("Tab")
+        active = page.evaluate(ACTIVE_JS)
+        if active not in pending:
+            continue
+        pending.discard(active)
+        slider = page.locator(f"#{active}")
+        figure = page.locator(f".rope-interactive:has(#{active})")
+        image, output = figure.locator("img.rope-frame"), page.locator(f'output[for="{active}"]')
+        before = (image.get_attribute("src"), output.inner_text())
+        at_end = slider.input_value() == slider.get_attribute("max")
+        page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
+        after = (image.get_attribute("src"), output.inner_text())
+        label = page.locator(f'label[for="{active}"]').inner_text()
+        if after[0] == before[0] or after[1] == before[1]:
+            visit.stuck_figures.append(f"control {label!r}: picture or value did not change")
+        if slider.get_attribute("aria-valuetext") != after[1]:
+            visit.stuck_figures.append(f"control {label!r}: aria-valuetext does not announce the shown value")
+        if not image.get_attribute("alt"):
+            visit.stuck_figures.append(f"control {label!r}: the new frame has no description")
+    visit.stuck_figures += [f"control {p!r} cannot be reached with Tab" for p in sorted(pending)]
+
+
+UNLABELLED_JS = """() => Array.from(document.images)
+  .filter(img => { const alt = (img.getAttribute('alt') || '').trim();
+                   const file = (img.getAttribute('src') || '').split('/').pop();
+                   return img.getAttribute('role') !== 'presentation' && (!alt || alt === file || /\\.(png|svg|jpe?g|gif)$/i.test(alt)); })
+  .map(img => (img.getAttribute('src') || '').slice(0, 80))"""
+
+AXE_IMPACTS_THAT_FAIL = ("serious", "critical")
+ACCEPTED_MODERATE = {
+    # rule id: why it is left as it is
+    "region": "sphinx-book-theme puts the book's title link at the top of the primary sidebar, outside any "
+    "landmark; it is an ordinary link to the home page, reached by Tab and announced by its text",
+}
+
+
+@pytest.fixture(scope="module")
+def visits(site, chromium):
+    from playwright.sync_api import sync_playwright
+
+    html, base = site
+    origin = urlparse(base).netloc
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Visit] = {}
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    DARK_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(**chromium)
+        for name in site_pages(html):
+            visit = results.setdefault(name, Visit())
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+
+            def route(r, visit=visit):
+                if urlparse(r.request.url).netloc not in (origin, ""):
+                    visit.foreign_requests.append(r.request.url)
+                    r.abort()
+                else:
+                    r.continue_()
+
+            def sized(response, visit=visit):
+                if not visit.recording:
+                    return
+                length = int(response.headers.get("content-length", 0))
+                visit.total_bytes += length
+                path = urlparse(response.url).path
+                if path.endswith(".html") or "/_images/" in path:
+                    visit.own_bytes += length
+                if response.status >= 400:
+                    visit.failed_requests.append(f"{response.status} {response.url}")
+
+            page.route("**/*", route)
+            page.on("console", lambda m, visit=visit: visit.recording and m.type == "error" and visit.console_errors.append(m.text))
+            page.on("pageerror", lambda e, visit=visit: visit.recording and visit.console_errors.append(str(e)))
+            page.on("response", sized)
+            page.on(
+                "requestfailed",
+                lambda r, visit=visit: visit.recording and urlparse(r.url).netloc == origin and visit.failed_requests.append(f"{r.failure} {r.url}"),
+            )
+            page.goto(base + name, wait_until="networkidle")  # index.html redirects: wait until it settles
+            math = page.evaluate(MATH_JS)
+            if math["sources"] and (not math["hasMathJax"] or math["typeset"] < math["sources"]):
+                visit.math_problems.append(f"{math['typeset']} typeset of {math['sources']} math elements")
+            if math["raw"]:
+                visit.math_problems.append(f"raw TeX delimiters in the text: {math['raw']}")
+            page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+            page.wait_for_load_state("networkidle")
+            visit.broken_images = page.evaluate(IMAGES_JS)
+            visit.unlabelled_images = page.evaluate(UNLABELLED_JS)
+            move_every_control(page, visit)
+            page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
+            page.screenshot(path=str(SCREENSHOTS / (name.replace("/", "__")[:-5] + ".png")), full_page=True)
+            page.emulate_media(color_scheme="dark")
+            page.wait_for_timeout(200)
+            page.screenshot(path=str(DARK_SCREENSHOTS / (name.replace("/", "__")[:-5] + ".png")), full_page=True)
+            visit.recording = False
+            for scheme in ("dark", "light"):  # axe checks contrast in the colours on screen: scan both themes
+                page.emulate_media(color_scheme=scheme)
+                page.wait_for_timeout(200)
+                visit.axe_violations += [
+                    {"id": v["id"], "impact": v["impact"], "help": v["help"], "theme": scheme, "nodes": [n["target"] for n in v["nodes"]][:5]}
+                    for v in axe.run(page).response["violations"]
+                ]
+            phone = context.new_page()
+            phone.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
+            phone.route("**/*", route)
+            phone.goto(base + name, wait_until="networkidle")
+            visit.overflowing = phone.evaluate(OVERFLOW_JS)
+            context.close()
+        browser.close()
+    return results
+
+
+def failures(visits, attribute):
+    return {name: getattr(v, attribute) for name, v in visits.items() if getattr(v, attribute)}
+
+
+def test_the_site_has_every_chapter(site):
+    html, _ = site
+    pages = site_pages(html)
+    assert "book/intro.html" in pages and "book/rope_at_a_glance.html" in pages
+
+
+def test_no_console_errors(visits):
+    assert not failures(visits, "console_errors")
+
+
+def test_no_failed_requests(visits):
+    assert not failures(visits, "failed_requests")
+
+
+def test_no_request_leaves_the_site(visits):
+    assert not failures(visits, "foreign_requests")
+
+
+def test_math_is_typeset(visits):
+    assert not failures(visits, "math_problems")
+    assert visits["book/rope_at_a_glance.html"].math_problems == []
+
+
+def test_every_image_loads(visits):
+    assert not failures(visits, "broken_images")
+
+
+def test_every_interactive_figure_moves(visits):
+    assert not failures(visits, "stuck_figures")
+    assert sum(v.interactive_figures for v in visits.values()) >= 1
+
+
+def test_nothing_overflows_a_phone_screen(visits):
+    assert not failures(visits, "overflowing")
+
+
+def test_pages_stay_light(visits):
+    heavy = {name: v.own_bytes for name, v in visits.items() if v.own_bytes > PAGE_BUDGET}
+    assert not heavy, f"pages over {PAGE_BUDGET} bytes of their own: {heavy}"
+
+
+def test_screenshot_of_every_page_in_light_and_dark_mode(visits):
+    for name in visits:
+        for folder in (SCREENSHOTS, DARK_SCREENSHOTS):
+            assert (folder / (name.replace("/", "__")[:-5] + ".png")).stat().st_size > 0
+
+
+def test_every_image_is_described(visits):
+    assert not failures(visits, "unlabelled_images")
+
+
+def test_no_serious_accessibility_violations(visits):
+    """axe-core on every page: nothing serious or critical; moderate findings only with a recorded reason."""
+    serious = {name: [v for v in vs if v["impact"] in AXE_IMPACTS_THAT_FAIL] for name, vs in failures(visits, "axe_violations").items()}
+    serious = {name: vs for name, vs in serious.items() if vs}
+    moderate = sorted({(v["id"], v["help"]) for v in sum(failures(visits, "axe_violations").values(), []) if v["impact"] not in AXE_IMPACTS_THAT_FAIL})
+    for rule, text in moderate:
+        print(f"axe, moderate or minor: {rule} ({text}): {ACCEPTED_MODERATE.get(rule, 'NO REASON RECORDED')}")
+    assert not serious, serious
+    assert not [rule for rule, _ in moderate if rule not in ACCEPTED_MODERATE]
+
+
+class _Anchors(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if tag == "a" and "name" in attrs:
+            self.ids.add(attrs["name"])
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+
+
+def test_every_internal_link_and_anchor_resolves(site):
+    html, _ = site
+    parsed = {}
+    for name in site_pages(html):
+        parser = _Anchors()
+        parser.feed((html / name).read_text())
+        parsed[name] = parser
+    broken = []
+    for name, parser in parsed.items():
+        for href in parser.links:
+            if urlparse(href).scheme in ("http", "https", "mailto", "javascript"):
+                continue
+            target, fragment = urldefrag(urljoin(name, href))
+            target = unquote(target) or name
+            if not (html / target).is_file():
+                broken.append(f"{name}: {href} (no file {target})")
+            elif fragment and target.endswith(".html") and unquote(fragment) not in parsed.get(target, _Anchors()).ids:
+                broken.append(f"{name}: {href} (no anchor #{fragment} in {target})")
+    assert not broken, "\n".join(broken)
+
+
+def test_every_chapter_offers_its_executed_notebook(site):
+    import json
+
+    from paths import chapters
+
+    html, _ = site
+    for chapter in chapters():
+        page = (html / f"{chapter}.html").read_text()
+        name = chapter.split("/")[-1]
+        assert f'href="../_sources/{chapter}.ipynb"' in page, f"{chapter}: no .ipynb in the download menu"
+        notebook = json.loads((html / "_sources" / f"{chapter}.ipynb").read_text())
+        code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+        assert code and all(cell.get("outputs") is not None for cell in code), name
+        assert any(cell["outputs"] for cell in code), f"{chapter}: the notebook carries no outputs"

@@ -1,0 +1,175 @@
+"""The classroom slide decks (book/_ext/slides.py): one reveal.js deck per chapter, made from the
+notebooks the book build executed, with the slides the chapter's tags ask for, and nothing loaded
+from another host, checked in headless Chromium as a presenter would open them."""
+
+from __future__ import annotations
+
+import re
+import sys
+from urllib.parse import urlparse
+
+import nbformat
+import pytest
+
+from paths import ROOT, chapters
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import slides  # noqa: E402
+
+SLIDES_PER_DECK = range(8, 21)
+"""A 45-minute lecture covers a chapter or two: each deck holds 8 to 20 slides."""
+
+
+def lecture_chapters() -> list[str]:
+    """The chapters whose decks the teacher's guide links: each must tag its slides."""
+    guide = (ROOT / "book" / "teachers_guide.md").read_text()
+    return [f"book/{name}" for name in re.findall(r'href="\.\./_static/slides/(\w+)\.slides\.html"', guide)]
+
+
+def slide_chapters() -> list[str]:
+    """Every chapter that tags cells for slides gets a deck (a chapter without tags has none yet)."""
+    return [chapter for chapter in chapters() if tagged_slides(chapter)]
+FOREIGN = re.compile(r"""(?:\b(?:src|href|action|data)\s*=\s*["']?|url\(\s*["']?|\bimport\s[^;]*?["']|@import\s+["'])(?:https?:)?//""", re.I)
+
+
+def tagged_slides(chapter: str) -> int:
+    """Slides the chapter's tags ask for: cells tagged slide or subslide."""
+    import jupytext
+
+    notebook = jupytext.read(ROOT / f"{chapter}.md")
+    return sum(slides.slide_type(cell) in ("slide", "subslide") for cell in notebook.cells)
+
+
+# ---- the tag vocabulary and the MyST → Markdown step, without a build ----
+
+
+def test_tags_map_to_slide_types_and_untagged_cells_are_skipped():
+    cell = lambda *tags: nbformat.v4.new_markdown_cell("x", metadata={"tags": list(tags)})  # noqa: E731
+    assert [slides.slide_type(cell(t)) for t in ("slide", "subslide", "fragment", "notes")] == ["slide", "subslide", "fragment", "notes"]
+    assert slides.slide_type(cell()) == "skip" and slides.slide_type(cell("hide-input")) == "skip"
+    assert slides.slide_type(cell("hide-input", "slide")) == "slide"
+
+
+def test_myst_becomes_markdown_a_deck_can_render():
+    glue = {"glance_d": {"data": {"text/plain": "128"}}, "gap": {"data": {"text/plain": "3.14159e-13"}}}
+    bib = slides._bib_labels(ROOT / "book" / "references.bib")
+    refs = {"equations": {"eq-x": 1}, "headings": {"ch-x": "Title"}}
+    text = (
+        "(ch-x)=\n# Title\n\nFor $d =$ {glue:text}`glance_d` the gap is {glue:text}`gap:.1e` {cite}`su2021roformer`.\n\n"
+        "$$\nx = 1\n$$ (eq-x)\n\nSee {eq}`eq-x`, {ref}`ch-x` and {ref}`that chapter <ch-x>`.\n\n"
+        "```{admonition} After this chapter you can\n:class: tip\n- do things\n```\n\n"
+        "```{prf:definition} The goal\n:label: def-goal\n\nFind $f$.\n```\n\n"
+        "```{literalinclude} ../rope_lib/frequencies.py\n:pyobject: inv_freq\n```\n"
+    )
+    out = slides.myst_to_markdown(text, glue, bib, refs)
+    assert "(ch-x)=" not in out and "$$ (eq-x)" not in out and "$$\nx = 1\n\\tag{1}\n$$" in out
+    assert "For $d =$ 128 the gap is 3.1e-13 (Su et al. 2021)." in out
+    assert "See (1), Title and that chapter." in out
+    assert "**After this chapter you can**\n\n- do things" in out
+    assert "**Definition: The goal.**\n\nFind $f$." in out
+    assert "literalinclude" not in out and ":class:" not in out and ":label:" not in out
+
+
+def test_equations_are_numbered_as_the_page_numbers_them():
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("$$\na\n$$ (first)\n\n$$\nb\n$$"),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_markdown_cell("$$\nc\n$$ (second)"),
+    ])
+    assert slides._equation_numbers(notebook) == {"first": 1, "second": 2}
+    assert slides._heading_labels(ROOT / "book")["ch-rope-nd"] == "RoPE in d dimensions"
+
+
+def test_every_lecture_chapter_tags_its_slides():
+    """Each chapter of the lecture plan asks for a deck of 8 to 20 slides: title, objectives, key equations and figures, summary."""
+    assert len(lecture_chapters()) >= 8 and set(lecture_chapters()) <= set(chapters())
+    for chapter in set(lecture_chapters()) | set(slide_chapters()):
+        assert tagged_slides(chapter) in SLIDES_PER_DECK, f"{chapter}: {tagged_slides(chapter)} slides tagged"
+
+
+# ---- the decks, built from the book the test session built ----
+
+
+@pytest.fixture(scope="module")
+def decks(built_book, tmp_path_factory):
+    """Decks written into a fresh folder laid out as the site (_static/slides), beside the built site's MathJax."""
+    result, html = built_book
+    if result.returncode != 0:
+        pytest.fail("the book did not build; see test_book_builds_with_zero_warnings")
+    if not (slides.DEFAULT_REVEAL / "dist" / "reveal.js").is_file():
+        pytest.fail(f"reveal.js is not installed in {slides.DEFAULT_REVEAL}: `make test` installs it from npm")
+    site = tmp_path_factory.mktemp("slides-site")
+    static = site / "_static"
+    static.mkdir()
+    (static / "mathjax").symlink_to(html / "_static" / "mathjax", target_is_directory=True)
+    counts = slides.write_decks(html.parent / "jupyter_execute", site / slides.SITE_FOLDER, slides.DEFAULT_REVEAL)
+    return site / slides.SITE_FOLDER, counts
+
+
+@pytest.mark.slow
+def test_every_tagged_chapter_has_a_deck_with_the_slides_its_tags_ask_for(decks):
+    folder, counts = decks
+    assert set(lecture_chapters()) <= set(slide_chapters())
+    for chapter in slide_chapters():
+        name = chapter.split("/")[-1]
+        assert (folder / f"{name}.slides.html").is_file(), f"{chapter}: no deck"
+        assert counts[name] == tagged_slides(chapter), f"{chapter}: {counts[name]} slides in the deck, {tagged_slides(chapter)} tagged"
+        assert counts[name] in SLIDES_PER_DECK
+
+
+@pytest.mark.slow
+def test_no_deck_references_another_host(decks):
+    folder, _ = decks
+    for deck in sorted(folder.glob("*.slides.html")):
+        html = deck.read_text()
+        assert not FOREIGN.findall(html), f"{deck.name} loads from another host: {FOREIGN.findall(html)[:3]}"
+        assert 'src="reveal.js/dist/reveal.js"' in html and 'src="../mathjax/tex-chtml.js"' in html
+        assert "application/vnd.jupyter.widget-view+json" not in html and "require.js" not in html
+    for css in (folder / "reveal.js").rglob("*.css"):
+        assert not FOREIGN.findall(css.read_text()), f"{css} loads from another host"
+
+
+@pytest.mark.slow
+def test_decks_present_offline_in_a_browser(decks, serve, chromium):
+    """Each deck opens with no console error and no request off the local server; every slide is reachable,
+    its math typeset, and axe-core finds nothing serious or critical on it."""
+    from axe_playwright_python.sync_playwright import Axe
+    from playwright.sync_api import sync_playwright
+
+    folder, counts = decks
+    axe = Axe()
+    problems = []
+    with serve(folder.parents[1]) as origin, sync_playwright() as p:
+        browser = p.chromium.launch(**chromium)
+        for name, expected in counts.items():
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            errors, foreign = [], []
+            page.on("console", lambda m, errors=errors: m.type == "error" and errors.append(m.text))
+            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+
+            def route(r, foreign=foreign):
+                if urlparse(r.request.url).netloc != origin:
+                    foreign.append(r.request.url)
+                    r.abort()
+                else:
+                    r.continue_()
+
+            page.route("**/*", route)
+            page.goto(f"http://{origin}/_static/slides/{name}.slides.html", wait_until="networkidle")
+            page.wait_for_function("() => window.Reveal && Reveal.isReady() && window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("() => MathJax.startup.promise")
+            total = page.evaluate("() => Reveal.getTotalSlides()")
+            for _ in range(total):
+                page.keyboard.press("Space")
+            at_end = page.evaluate("() => Reveal.isLastSlide()")
+            typeset = page.evaluate("() => document.querySelectorAll('mjx-container').length")
+            errors, foreign = list(errors), list(foreign)  # what the deck itself did: axe fetches stylesheets on its own
+            serious = [v["id"] for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")]
+            if errors or foreign or total != expected or not at_end or typeset == 0 or serious:
+                problems.append(
+                    f"{name}: errors {errors}, foreign {foreign}, {total} slides of {expected}, at end {at_end}, "
+                    f"{typeset} formulas, serious accessibility findings {serious}"
+                )
+            page.close()
+        browser.close()
+    assert not problems, "\n".join(problems)

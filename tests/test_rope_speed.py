@@ -1,0 +1,110 @@
+"""`python -m rope_lib.bench`: the record format on a tiny run, and the committed results. Timings are never asserted."""
+
+import json
+import math
+
+import pytest
+import torch
+
+from benchmarks import rope_speed as bench
+from benchmarks.rope_speed import DATA_DIR, bf16_pitfalls, format_table, main, tensor_bytes, time_round_robin
+from rope_lib.teach.speed_report import RECORD_KEYS, load_report
+
+PEER_IMPLS = {"meta", "hf", "lucidrains"}
+OWN_IMPLS = {"copy", "rope_lib_eager", "rope_lib_fused", "rope_lib_fused_inplace", "rope_lib_compiled", "rope_lib_fused_permuted", "rope_lib_pair_axis"}
+
+
+def check_records(report, devices, dtypes, seq_lens):
+    """Every record has the eight fields, consistent units, and every (device, dtype, S) has its copy row."""
+    results = report["results"]
+    assert results
+    for r in results:
+        assert tuple(r) == RECORD_KEYS
+        assert r["device"] in devices and r["dtype"] in dtypes and r["seq_len"] in seq_lens
+        assert r["layout"] in ("any", "half", "interleaved")
+        assert r["ms"] > 0
+        assert math.isclose(r["gbps"], tensor_bytes(r["seq_len"], bench.DTYPES[r["dtype"]]) / r["ms"] / 1e6)
+    for device in devices:
+        for dtype in dtypes:
+            for s in seq_lens:
+                rows = {(r["impl"], r["layout"]): r for r in results if (r["device"], r["dtype"], r["seq_len"]) == (device, dtype, s)}
+                assert {impl for impl, _ in rows} >= OWN_IMPLS | PEER_IMPLS
+                assert rows[("copy", "any")]["ratio_to_copy"] == 1.0
+                for r in rows.values():
+                    assert math.isclose(r["ratio_to_copy"], rows[("copy", "any")]["ms"] / r["ms"])
+
+
+def test_a_tiny_run_writes_the_documented_json(tmp_path, capsys):
+    main(["--seq-lens", "16", "--dtypes", "fp32", "--devices", "cpu", "--repeats", "1", "--warmup", "1", "--output-dir", str(tmp_path)])
+    printed = capsys.readouterr().out
+    assert "rope_lib_fused" in printed and "x copy" in printed
+    report = json.loads((tmp_path / "bench_cpu.json").read_text())
+    for key in ("date", "machine", "versions", "method", "impls", "results", "permutation", "roofline", "pitfalls", "kernels"):
+        assert key in report
+    assert report["versions"]["torch"] == torch.__version__
+    assert set(report["impls"]) >= OWN_IMPLS | PEER_IMPLS
+    check_records(report, {"cpu"}, {"fp32"}, {16})
+    assert report["permutation"][0]["weight_shape"] == [bench.MODEL_DIM, bench.MODEL_DIM]
+    assert format_table(report).splitlines()[0].split()[:4] == ["device", "dtype", "S", "impl"]
+
+
+def test_bf16_pitfall_is_measured_on_the_real_package():
+    found = bf16_pitfalls(torch.device("cpu"), 600)
+    positions = found["lucidrains_positions"]
+    assert positions["first_wrong"] == 257  # bf16(257) == 256
+    assert positions["max_error_below"] == {"256": 0.0, "512": 1.0}
+    assert positions["max_error"] == 2.0  # above 512, bf16 integers are 4 apart
+    errors = found["output_error"]
+    assert errors["lucidrains"]["max_below_256"] < 0.01 < errors["lucidrains"]["max_from_256"]
+    for impl in ("rope_lib_fused", "meta", "hf"):
+        assert errors[impl]["max"] < 0.02
+
+
+def test_round_robin_reports_a_time_per_function_and_cycles_the_slots():
+    calls = []
+    fns = {"a": lambda slot: calls.append(("a", slot)), "b": lambda slot: calls.append(("b", slot))}
+    ms = time_round_robin(fns, [0, 1, 2], device=torch.device("cpu"), warmup=1, repeats=2)
+    assert set(ms) == {"a", "b"} and all(v >= 0 for v in ms.values())
+    assert [name for name, _ in calls].count("a") == [name for name, _ in calls].count("b") == 1 + 2 * bench.CALLS_PER_ROUND
+    assert [slot for _, slot in calls] == [i % 3 for i in range(len(calls))]  # no two successive calls share inputs
+    assert bench.ring_size(2**30) == 2 and bench.ring_size(bench.RING_BYTES // 8) == 8
+
+
+@pytest.mark.parametrize("device", ["cpu"])
+def test_committed_results_come_from_a_full_default_run(device):
+    path = DATA_DIR / f"bench_{device}.json"
+    assert path.exists(), "run `make bench` and commit book/data/bench_cpu.json"
+    report = load_report(path)
+    assert report["command"] == "python -m rope_lib.bench"  # the defaults: every S, dtype and peer
+    assert report["method"]["repeats"] == 15 and report["method"]["warmup"] == 2
+    check_records(report, {device}, set(bench.DTYPES), set(bench.SEQ_LENS))
+    assert report["pitfalls"]["bf16"]["seq_len"] == bench.PITFALL_SEQ_LEN
+
+
+def test_speed_figure_is_drawn_from_the_report_and_described():
+    from rope_lib.teach.plotting import plot_speed
+
+    records = [
+        {"impl": impl, "layout": layout, "device": "cpu", "dtype": dtype, "seq_len": s, "ms": 1.0, "gbps": 1.0, "ratio_to_copy": ratio}
+        for dtype in ("fp32", "bf16")
+        for s in (512, 2048)
+        for impl, layout, ratio in [("copy", "any", 1.0), ("rope_lib_fused", "half", 0.93), ("hf", "half", 0.04)]
+    ]
+    fig = plot_speed({"machine": {"cpu": "Test CPU"}, "results": records})
+    assert len(fig.axes) == 2
+    assert "Test CPU" in fig.alt_text and "rope_lib_fused (half) 0.93" in fig.alt_text and "hf (half) 0.04" in fig.alt_text
+    assert fig.to_png()[:4] == b"\x89PNG"
+
+
+def test_lookup_finds_exactly_one_record():
+    from rope_lib.teach.speed_report import lookup
+
+    records = [
+        {"impl": impl, "layout": layout, "device": "cpu", "dtype": "fp32", "seq_len": s, "ms": ms, "gbps": 1.0, "ratio_to_copy": 1.0 / ms}
+        for s in (512, 2048)
+        for impl, layout, ms in [("copy", "any", 1.0), ("rope_lib_fused", "half", 1.25)]
+    ]
+    report = {"machine": {"cpu": "Test CPU"}, "results": records}
+    assert lookup(report, "rope_lib_fused", "half", "fp32", 2048)["ms"] == 1.25
+    with pytest.raises(KeyError, match="expected one record of hf"):
+        lookup(report, "hf", "half", "fp32", 2048)

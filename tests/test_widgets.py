@@ -1,0 +1,94 @@
+"""Figures come from rope_lib, carry a description, and widgets offer only values they can draw."""
+
+import numpy as np
+import pytest
+
+from rope_lib import wavelengths
+from rope_lib.teach import plotting
+from rope_lib.teach.plotting import BookFigure, new_figure
+from rope_lib.teach.widgets import Control, InteractiveFigure
+
+
+def test_figures_are_book_figures_with_descriptions():
+    rng = np.random.default_rng(0)
+    figures = [plotting.plot_wavelengths(64), plotting.plot_score_grid(rng.standard_normal(8), rng.standard_normal(8), range(6))]
+    for fig in figures:
+        assert isinstance(fig, BookFigure)
+        assert len(fig.alt_text.split()) >= 20
+        assert fig.to_png().startswith(b"\x89PNG")
+    # the description is written from the same numbers as the figure
+    assert f"{wavelengths(64)[-1]:,.0f}" in figures[0].alt_text
+
+
+def test_a_figure_needs_a_description():
+    with pytest.raises(ValueError, match="alt must describe the figure"):
+        new_figure("")
+
+
+def test_interactive_figure_checks_its_controls():
+    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
+    assert "d = 8," in widget.figure(d=8).alt_text
+    with pytest.raises(ValueError, match=r"control 'd' must take one of \(8, 16\), got 12"):
+        widget.figure(d=12)
+    with pytest.raises(ValueError, match=r"unknown controls \['base'\]"):
+        widget.figure(base=10)
+    with pytest.raises(ValueError, match=r"value 4 must be one of its values"):
+        Control("d", "d", (8, 16), 4)
+
+
+def test_live_form_redraws_when_a_slider_moves():
+    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
+    box = widget.live()
+    slider, output = box.children
+    first = output.outputs
+    slider.value = 8
+    assert output.outputs != first
+
+
+def test_static_form_has_one_frame_per_combination_and_labelled_controls():
+    import json
+    import re
+
+    from rope_lib.teach.widgets.frequencies import wavelength_explorer
+
+    widget = wavelength_explorer()
+    page = widget.static_html()
+    frames = json.loads(re.search(r'<script type="application/json" class="rope-frames">(.*?)</script>', page, re.S).group(1))
+    assert len(frames) == 5 * 4
+    assert frames["3,1"]["alt"] == widget.figure(d=128, base=10000.0).alt_text
+    assert all(f["src"].startswith("data:image/png;base64,") for f in frames.values())
+    ids = re.findall(r'<input type="range" class="rope-control" id="([^"]+)"', page)
+    assert len(ids) == 2 and all(f'<label for="{i}">' in page and f'<output for="{i}"' in page for i in ids)
+    assert widget.static_html() != page, "a second static form on a page must get fresh element ids"
+
+
+def test_static_form_refuses_too_many_frames():
+    from rope_lib.teach.widgets import MAX_FRAMES
+
+    many = tuple(range(MAX_FRAMES + 1))
+    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(2), (Control("d", "d", many, 0),))
+    with pytest.raises(ValueError, match=rf"{MAX_FRAMES + 1} = {MAX_FRAMES + 1} combinations, more than MAX_FRAMES={MAX_FRAMES}"):
+        widget.static_html()
+
+
+def test_script_safe_json_cannot_close_its_script_element():
+    from rope_lib.teach.widgets import script_safe_json
+
+    text = script_safe_json({"alt": "</script><b>"})
+    assert "</" not in text and __import__("json").loads(text) == {"alt": "</script><b>"}
+
+
+def test_a_cell_shows_both_forms():
+    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
+    bundle = widget._repr_mimebundle_()
+    assert bundle["text/html"].startswith('<div class="rope-interactive"')
+    assert "text/plain" in bundle
+
+
+def test_a_figure_shows_with_its_description_as_alt_text():
+    import html
+
+    fig = plotting.plot_wavelengths(16)
+    shown = fig._repr_html_()
+    assert shown.startswith('<img class="rope-figure" src="data:image/png;base64,')
+    assert f'alt="{html.escape(fig.alt_text, quote=True)}"' in shown
