@@ -96,3 +96,74 @@ def test_non_float_input_and_unknown_layout():
         apply_rope(x_of(), range(4), layout="neox")
     with pytest.raises(TypeError, match=r"xq and xk must share dtype and device"):
         apply_rotary_emb(x_of(), x_of(dtype=torch.float64), precompute_freqs_cis(8, 4))
+
+
+def test_errors_name_the_argument_the_caller_passed():
+    """Each message names the parameter as the function spells it: dim, not d; theta, not base."""
+    with pytest.raises(ValueError, match=r"^dim must be a positive even integer"):
+        rope_cos_sin(range(4), 7)
+    with pytest.raises(ValueError, match=r"^theta must be a finite number greater than 1"):
+        apply_rope(x_of(), range(4), theta=1.0)
+    with pytest.raises(ValueError, match=r"^theta must be a finite number greater than 1"):
+        precompute_freqs_cis(8, 4, theta=0.5)
+    with pytest.raises(ValueError, match=r"^theta must be a finite number greater than 1"):
+        rope_cos_sin(range(4), 8, theta=float("inf"))
+    with pytest.raises(ValueError, match=r"^theta must be a finite number greater than 1"):
+        Attention(16, 2, theta=1.0, device="cpu")
+
+
+@pytest.mark.parametrize("dtype", ["float32", torch.int64, torch.bool, torch.complex64, 32])
+def test_table_dtype_must_be_a_real_floating_torch_dtype(dtype):
+    """rope_cos_sin(dtype="float32") once said "Invalid device string"; dtype=torch.int64 returned tables of 0 and ±1."""
+    with pytest.raises(TypeError, match=r"^dtype must be a (torch.dtype|floating dtype)"):
+        rope_cos_sin(range(4), 8, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", torch.int64, torch.complex64, torch.uint8])
+def test_attention_refuses_a_dtype_it_cannot_compute_in(dtype):
+    """These once reached torch internals (int64, a string) or failed only in forward (complex64)."""
+    with pytest.raises(TypeError, match=r"^dtype must be a (torch.dtype|floating dtype)"):
+        Attention(16, 2, device="cpu", dtype=dtype)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the message is for a machine without a GPU")
+def test_attention_on_cuda_without_a_gpu_says_so():
+    with pytest.raises(ValueError, match=r"^device is 'cuda', but no CUDA device is visible"):
+        Attention(16, 2, device="cuda")
+
+
+@pytest.mark.parametrize("device", ["gpu", 3.5, "cpu:x"])
+def test_attention_refuses_a_device_torch_does_not_know(device):
+    with pytest.raises(ValueError, match=r"^device must be a torch.device or a device string"):
+        Attention(16, 2, device=device)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: Attention(16, 2, device="cpu", max_seq_len=0), r"^max_seq_len must be a positive integer"),
+        (lambda: Attention(16, 2, device="cpu", max_batch_size=2.0), r"^max_batch_size must be an int"),
+        (lambda: Attention(16, 2, device="cpu", layout="neox"), r"^layout must be one of"),
+        (lambda: Attention(16, 2, device="cpu", scaling="yarn"), r"^scaling must be a rope_lib.RopeScaling or None"),
+        (lambda: Attention(16, 2, device="cpu", rotary_dim=10), r"^rotary_dim must be at most the head dimension D=8"),
+        (lambda: Attention(16, 2, device="cpu")(torch.zeros(1, 2, 16), start_pos=-1), r"^start_pos must be a non-negative integer"),
+        (lambda: Attention(16, 2, device="cpu")(torch.zeros(1, 2, 16), start_pos=True), r"^start_pos must be an int"),
+        (lambda: Attention(16, 2, device="cpu")(torch.zeros(1, 2, 16), use_cache="no"), r"^use_cache must be True or False"),
+        (lambda: Attention(16, 2, device="cpu").scores(torch.zeros(1, 3, 16), [0, 1]), r"^positions must have shape \(T,\) = \(3,\)"),
+        (lambda: Attention(16, 2, device="cpu").scores(torch.zeros(1, 2, 16), [-1, 0]), r"^positions must be non-negative"),
+        (lambda: rope_cos_sin([0, 2**70], 8), r"^positions must be integers that fit in int64"),
+        (lambda: rope_cos_sin(range(3), 8, attention_factor=0.0), r"^attention_factor must be greater than 0"),
+        (lambda: rope_cos_sin(range(3), 8, inv_freq=[1.0, 0.5]), r"^inv_freq must have shape \(rotary_dim/2,\) = \(4,\)"),
+    ],
+)
+def test_bad_arguments_across_the_api_are_named(call, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        call()
+
+
+def test_cos_and_sin_of_different_table_shapes_are_refused():
+    """One (T, D/2) table and one (B, T, D/2) table are each valid, but not together."""
+    x = torch.randn(2, 4, 2, 8)
+    cos, sin = rope_cos_sin(range(4), 8)
+    with pytest.raises(ValueError, match=r"^cos and sin must have the same shape"):
+        rotate_pairs(x, cos, sin.expand(2, 4, 4))
