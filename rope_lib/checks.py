@@ -234,7 +234,7 @@ def as_positions(positions, device: torch.device | None = None, name: str = "pos
             raise TypeError(f"{name} must hold integers (token indices), got {positions!r:.80}")
         try:
             return torch.as_tensor(positions, dtype=torch.int64, device=device)
-        except (OverflowError, RuntimeError) as error:
+        except (OverflowError, RuntimeError, ValueError) as error:  # torch says "Overflow when unpacking long long"
             raise ValueError(f"{name} must be integers that fit in int64 and form a rectangular array, got {positions!r:.80}") from error
     raise TypeError(f"{name} must be an integer tensor, a range or a list of ints, got {type(positions).__name__}")
 
