@@ -200,9 +200,30 @@ def _byte_span(t: torch.Tensor) -> tuple[int, int]:
     return t.data_ptr(), t.data_ptr() + (reach + 1) * t.element_size()
 
 
-def require_out(out, x: torch.Tensor) -> bool:
-    """An output buffer for the rotation of x: same shape, dtype and device, no element written
-    twice, and either separate from x or x itself (in place). Returns True for in place."""
+def _share_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether a and b have a byte in common. Free when their byte spans are apart (a KV-cache slice and
+    a fresh tensor); else exact, at one mark per byte of the spans, because spans may interleave
+    without sharing an element (the two halves of each row of one buffer). Meta tensors hold no memory."""
+    if a.is_meta or not (a.numel() and b.numel()):
+        return False
+    (a0, a1), (b0, b1) = _byte_span(a), _byte_span(b)
+    if a1 <= b0 or b1 <= a0:
+        return False
+    start = min(a0, b0)
+    marks = torch.zeros(max(a1, b1) - start, dtype=torch.bool)
+
+    def bytes_of(t):  # the marks under t's bytes, as a view of shape (*t.shape, element_size)
+        size = t.element_size()
+        return marks.as_strided((*t.shape, size), (*(stride * size for stride in t.stride()), 1), t.data_ptr() - start)
+
+    bytes_of(a).fill_(True)
+    return bool(bytes_of(b).any())
+
+
+def require_out(out, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> bool:
+    """An output buffer for the rotation of x by cos and sin: same shape, dtype and device as x, no element
+    written twice, none of cos or sin (they are read while out is written), and either none of x or x
+    itself (in place). Returns True for in place."""
     if not isinstance(out, torch.Tensor):
         raise TypeError(f"out must be a torch.Tensor or None, got {type(out).__name__}")
     if out.shape != x.shape or out.dtype != x.dtype or out.device != x.device:
@@ -213,9 +234,11 @@ def require_out(out, x: torch.Tensor) -> bool:
     if any(stride == 0 and size > 1 for size, stride in zip(out.shape, out.stride())):
         raise ValueError(f"out must not be an expanded tensor (stride 0 writes one element many times), got strides {out.stride()}")
     in_place = out.data_ptr() == x.data_ptr() and out.stride() == x.stride()
-    (x0, x1), (o0, o1) = _byte_span(x), _byte_span(out)
-    if not in_place and x.numel() and o0 < x1 and x0 < o1:
+    if not in_place and _share_memory(out, x):
         raise ValueError("out overlaps x without being x: pass out=x to rotate in place, or a separate buffer")
+    for name, table in (("cos", cos), ("sin", sin)):
+        if _share_memory(out, table):
+            raise ValueError(f"out overlaps {name}: the rotation would overwrite the table while reading it; pass a separate buffer")
     return in_place
 
 
@@ -245,3 +268,21 @@ def _flatten(items):
             yield from _flatten(item)
         else:
             yield item
+
+
+def require_increasing_pair(low, high, low_name: str, high_name: str) -> tuple[float, float]:
+    """Two finite real numbers with 0 < low < high (YaRN's beta_slow < beta_fast, Llama 3.1's low_freq_factor < high_freq_factor)."""
+    low, high = require_real(low, low_name), require_real(high, high_name)
+    if not 0 < low < high:
+        raise ValueError(f"{low_name} and {high_name} must satisfy 0 < {low_name} < {high_name}, got {low_name}={low} and {high_name}={high}")
+    return low, high
+
+
+def require_optional_positive_real(value, name: str) -> float | None:
+    """None (the setting is not given) or a finite real number above 0."""
+    if value is None:
+        return None
+    value = require_real(value, name)
+    if value <= 0:
+        raise ValueError(f"{name} must be greater than 0 (or None), got {value}")
+    return value

@@ -7,24 +7,36 @@ least for the slow pairs whose wavelength is longer than L. Every function is a
 pure function of (d, base, factor, …) returning a float64 vector of d/2
 frequencies, the `inv_freq=` that `apply_rope`, `rope_cos_sin` and `Attention`
 accept; d is the rotary dimension (all of the head, or its rotated part).
+
+`SCALING_RULES` maps each rule's name to the function `RopeScaling.frequencies`
+calls, as Hugging Face's `ROPE_INIT_FUNCTIONS` maps its `rope_type`.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Callable, Mapping
 
 import numpy as np
 
-from .checks import require_base, require_bool, require_even_dim, require_factor, require_frequencies, require_positive_int, require_real
+from .checks import (
+    require_base,
+    require_bool,
+    require_even_dim,
+    require_factor,
+    require_frequencies,
+    require_increasing_pair,
+    require_optional_positive_real,
+    require_positive_int,
+    require_positive_real,
+    require_real,
+)
 from .frequencies import DEFAULT_BASE, inv_freq
 
 LLAMA3_BASE = 500000.0
 """The RoPE base of Llama 3 and 3.1."""
-
-METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3")
-"""Rescalings by the names Hugging Face gives them (its `rope_type`); "ntk" is the static NTK-aware rule."""
-
 
 def partial_rotary_dim(head_dim: int, partial_rotary_factor: float) -> int:
     """int(head_dim · fraction): the rotated part of a head (GPT-NeoX, Phi); it must be even."""
@@ -98,12 +110,10 @@ def yarn_ramp(d: int, base: float = DEFAULT_BASE, *, original_max_len: int, beta
     d = require_even_dim(d, "d")
     base = require_base(base, "base")
     original_max_len = require_positive_int(original_max_len, "original_max_len")
-    beta_fast, beta_slow = require_real(beta_fast, "beta_fast"), require_real(beta_slow, "beta_slow")
-    if not 0 < beta_slow < beta_fast:
-        raise ValueError(f"beta_slow and beta_fast must satisfy 0 < beta_slow < beta_fast, got {beta_slow} and {beta_fast}")
+    beta_slow, beta_fast = require_increasing_pair(beta_slow, beta_fast, "beta_slow", "beta_fast")
     start = yarn_correction_pair(beta_fast, d, base, original_max_len)  # γ starts falling here
     stop = yarn_correction_pair(beta_slow, d, base, original_max_len)  # and reaches 0 here
-    if truncate:
+    if require_bool(truncate, "truncate"):
         start, stop = math.floor(start), math.ceil(stop)
     start, stop = max(start, 0), min(stop, d - 1)
     if start == stop:
@@ -128,10 +138,35 @@ def yarn_inv_freq(
     return (1 - gamma) * theta / require_factor(factor) + gamma * theta
 
 
-def yarn_attention_factor(factor: float) -> float:
-    """√(1/t) = 0.1·ln s + 1 (Peng et al. 2023): cos and sin are multiplied by it, so every
-    logit by its square, sharpening attention that the longer context would flatten."""
-    return 0.1 * math.log(require_factor(factor)) + 1.0
+def yarn_attention_factor(factor: float, mscale: float = 1.0) -> float:
+    """√(1/t) = 0.1·mscale·ln s + 1 (Peng et al. 2023, where mscale = 1): cos and sin are multiplied by it,
+    so every logit by its square, sharpening attention that the longer context would flatten.
+
+    DeepSeek-V2 (DeepSeek-AI 2024) makes the coefficient of ln s a setting, mscale
+    (its `yarn_get_mscale`); at s = 1 the factor is 1 whatever mscale is.
+    """
+    mscale = require_positive_real(mscale, "mscale")
+    return 0.1 * mscale * math.log(require_factor(factor)) + 1.0
+
+
+def deepseek_yarn_attention_factor(factor: float, mscale: float, mscale_all_dim: float) -> float:
+    """(0.1·mscale·ln s + 1) / (0.1·mscale_all_dim·ln s + 1): the cos/sin factor of a YaRN config that sets both
+    mscale and mscale_all_dim (DeepSeek-V2, DeepSeek-AI 2024; Hugging Face's `_compute_yarn_parameters`).
+
+    With mscale = mscale_all_dim, as in DeepSeek-V2 and V3, it is exactly 1: those models put the
+    temperature into the softmax scale instead (multiplied by yarn_attention_factor(s, mscale_all_dim)²,
+    outside RoPE, which `rope_lib.Attention` does not do).
+    """
+    mscale, mscale_all_dim = require_positive_real(mscale, "mscale"), require_positive_real(mscale_all_dim, "mscale_all_dim")
+    return yarn_attention_factor(factor, mscale) / yarn_attention_factor(factor, mscale_all_dim)
+
+
+def llama3_wavelength_bounds(original_max_len: int, low_freq_factor: float, high_freq_factor: float) -> tuple[float, float]:
+    """(L/high_freq_factor, L/low_freq_factor): below the first wavelength Llama 3.1's rule keeps a frequency,
+    above the second it divides it by the factor (2048 and 8192 for Llama 3.1; Dubey et al. 2024, Meta's `apply_scaling`)."""
+    original_max_len = require_positive_int(original_max_len, "original_max_len")
+    low, high = require_increasing_pair(low_freq_factor, high_freq_factor, "low_freq_factor", "high_freq_factor")
+    return original_max_len / high, original_max_len / low
 
 
 def llama3_scale_freqs(freqs, factor: float = 8.0, *, low_freq_factor: float = 1.0, high_freq_factor: float = 4.0, original_max_len: int = 8192) -> np.ndarray:
@@ -143,15 +178,14 @@ def llama3_scale_freqs(freqs, factor: float = 8.0, *, low_freq_factor: float = 1
     """
     freqs = require_frequencies(freqs, np.size(freqs), "freqs")
     factor = require_factor(factor)
-    low, high = require_real(low_freq_factor, "low_freq_factor"), require_real(high_freq_factor, "high_freq_factor")
-    if not 0 < low < high:
-        raise ValueError(f"low_freq_factor and high_freq_factor must satisfy 0 < low < high, got {low} and {high}")
+    low, high = require_increasing_pair(low_freq_factor, high_freq_factor, "low_freq_factor", "high_freq_factor")
     original_max_len = require_positive_int(original_max_len, "original_max_len")
+    shortest_blended, longest_blended = llama3_wavelength_bounds(original_max_len, low, high)
     wavelength = 2 * np.pi / freqs
     smooth = (original_max_len / wavelength - low) / (high - low)
     blended = (1 - smooth) * freqs / factor + smooth * freqs
-    kept = wavelength < original_max_len / high
-    divided = wavelength > original_max_len / low
+    kept = wavelength < shortest_blended
+    divided = wavelength > longest_blended
     return np.where(kept, freqs, np.where(divided, freqs / factor, blended))
 
 
@@ -170,12 +204,70 @@ def llama3_inv_freq(
     )
 
 
+def _position_interpolation_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) -> np.ndarray:
+    """"linear": `position_interpolation_inv_freq`, whatever the length."""
+    return position_interpolation_inv_freq(d, base, rule.factor)
+
+
+def _ntk_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) -> np.ndarray:
+    """"ntk": `ntk_inv_freq`, the static NTK-aware rule, whatever the length."""
+    return ntk_inv_freq(d, base, rule.factor)
+
+
+def _dynamic_ntk_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) -> np.ndarray:
+    """"dynamic": `dynamic_ntk_inv_freq` at the current length seq_len (the trained length when None)."""
+    length = rule.original_max_len if seq_len is None else seq_len
+    return dynamic_ntk_inv_freq(d, base, rule.factor, seq_len=length, original_max_len=rule.original_max_len)
+
+
+def _yarn_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) -> np.ndarray:
+    """"yarn": `yarn_inv_freq` with the rule's beta_fast, beta_slow and truncate, whatever the length."""
+    return yarn_inv_freq(
+        d, base, rule.factor, original_max_len=rule.original_max_len, beta_fast=rule.beta_fast, beta_slow=rule.beta_slow, truncate=rule.truncate
+    )
+
+
+def _llama3_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) -> np.ndarray:
+    """"llama3": `llama3_inv_freq` with the rule's low_freq_factor and high_freq_factor, whatever the length."""
+    return llama3_inv_freq(
+        d, base, rule.factor, low_freq_factor=rule.low_freq_factor, high_freq_factor=rule.high_freq_factor, original_max_len=rule.original_max_len
+    )
+
+
+ScalingRule = Callable[["RopeScaling", int, float, "int | None"], np.ndarray]
+"""(rule, d, base, seq_len) → θ'_i, shape (d/2,): how one entry of `SCALING_RULES` computes its frequencies."""
+
+SCALING_RULES: Mapping[str, ScalingRule] = MappingProxyType(
+    {
+        "linear": _position_interpolation_rule,
+        "ntk": _ntk_rule,
+        "dynamic": _dynamic_ntk_rule,
+        "yarn": _yarn_rule,
+        "llama3": _llama3_rule,
+    }
+)
+"""Each context-extension rule by name → the function `RopeScaling.frequencies` calls, like Hugging Face's
+`ROPE_INIT_FUNCTIONS` keyed by `rope_type` ("ntk", the static NTK-aware rule, has no Hugging Face type).
+Read-only, so that `METHODS`, the figures and the widget, all read from it, list the same rules."""
+
+METHODS = tuple(SCALING_RULES)
+"""The names of the rules, in the table's order."""
+
+_NEEDS_ORIGINAL_MAX_LEN = ("dynamic", "yarn", "llama3")
+_YARN_ONLY = ("mscale", "mscale_all_dim", "attention_factor_override")
+
+
 @dataclass(frozen=True)
 class RopeScaling:
-    """One context-extension rule and its settings, for `Attention(..., scaling=...)`.
+    """One context-extension rule and its settings, for `Attention(..., scaling=...)`; every field is checked here.
 
-    method: one of METHODS. original_max_len is the trained context L; the
-    "dynamic", "yarn" and "llama3" rules need it.
+    method: a name of `SCALING_RULES`. factor: s = L'/L, at least 1. original_max_len: the trained
+    context L, needed by "dynamic", "yarn" and "llama3". beta_fast, beta_slow (0 < beta_slow < beta_fast)
+    and truncate (True or False): YaRN's ramp. low_freq_factor, high_freq_factor (0 < low < high):
+    the Llama 3.1 rule. Only for "yarn", None when not set: mscale and mscale_all_dim (both above 0),
+    which together give `deepseek_yarn_attention_factor` (one without the other is refused: Hugging
+    Face ignores it, DeepSeek's code does not), and attention_factor_override, a cos/sin factor that wins over both (Hugging Face's
+    `attention_factor` key; the computed factor is the `attention_factor` property).
     """
 
     method: str
@@ -186,15 +278,30 @@ class RopeScaling:
     truncate: bool = True
     low_freq_factor: float = 1.0
     high_freq_factor: float = 4.0
+    mscale: float | None = None
+    mscale_all_dim: float | None = None
+    attention_factor_override: float | None = None
 
     def __post_init__(self):
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        if not isinstance(self.method, str) or self.method not in SCALING_RULES:
+            raise ValueError(f"method must be one of SCALING_RULES {tuple(SCALING_RULES)}, got {self.method!r}")
         require_factor(self.factor)
         if self.original_max_len is not None:
             require_positive_int(self.original_max_len, "original_max_len")
-        elif self.method in ("dynamic", "yarn", "llama3"):
+        elif self.method in _NEEDS_ORIGINAL_MAX_LEN:
             raise ValueError(f"original_max_len (the trained context length) is needed by method {self.method!r}")
+        require_increasing_pair(self.beta_slow, self.beta_fast, "beta_slow", "beta_fast")
+        require_bool(self.truncate, "truncate")
+        require_increasing_pair(self.low_freq_factor, self.high_freq_factor, "low_freq_factor", "high_freq_factor")
+        for name in _YARN_ONLY:
+            if require_optional_positive_real(getattr(self, name), name) is not None and self.method != "yarn":
+                raise ValueError(f"{name} is used only by method 'yarn', got method {self.method!r}")
+        if (self.mscale is None) != (self.mscale_all_dim is None) and self.attention_factor_override is None:
+            raise ValueError(
+                "mscale and mscale_all_dim are used together (their ratio is the attention factor), got only "
+                f"{'mscale' if self.mscale is not None else 'mscale_all_dim'}: Hugging Face ignores a lone one and "
+                "DeepSeek's code does not, so set both, or neither, or attention_factor_override"
+            )
 
     @property
     def is_dynamic(self) -> bool:
@@ -203,34 +310,35 @@ class RopeScaling:
 
     @property
     def attention_factor(self) -> float:
-        """The multiplier of cos and sin: YaRN's 0.1·ln s + 1, and 1 for the other rules."""
-        return yarn_attention_factor(self.factor) if self.method == "yarn" else 1.0
+        """The multiplier of cos and sin; 1 for every rule but "yarn". For "yarn": attention_factor_override
+        when set; else `deepseek_yarn_attention_factor` when both mscale and mscale_all_dim are set; else
+        the paper's `yarn_attention_factor`, 0.1·ln s + 1 (Hugging Face's order of precedence)."""
+        if self.method != "yarn":
+            return 1.0
+        if self.attention_factor_override is not None:
+            return float(self.attention_factor_override)
+        if self.mscale is not None and self.mscale_all_dim is not None:
+            return deepseek_yarn_attention_factor(self.factor, self.mscale, self.mscale_all_dim)
+        return yarn_attention_factor(self.factor)
 
     def frequencies(self, d: int, base: float = DEFAULT_BASE, seq_len: int | None = None) -> np.ndarray:
-        """θ'_i for a rotary dimension d; seq_len is the current length, used by "dynamic" only."""
-        if self.method == "linear":
-            return position_interpolation_inv_freq(d, base, self.factor)
-        if self.method == "ntk":
-            return ntk_inv_freq(d, base, self.factor)
-        if self.method == "dynamic":
-            length = self.original_max_len if seq_len is None else seq_len
-            return dynamic_ntk_inv_freq(d, base, self.factor, seq_len=length, original_max_len=self.original_max_len)
-        if self.method == "yarn":
-            return yarn_inv_freq(
-                d, base, self.factor, original_max_len=self.original_max_len, beta_fast=self.beta_fast, beta_slow=self.beta_slow, truncate=self.truncate
-            )
-        return llama3_inv_freq(
-            d, base, self.factor, low_freq_factor=self.low_freq_factor, high_freq_factor=self.high_freq_factor, original_max_len=self.original_max_len
-        )
+        """θ'_i for a rotary dimension d, from the method's entry of `SCALING_RULES`; seq_len is the current
+        length, which only "dynamic" uses."""
+        if seq_len is not None:
+            seq_len = require_positive_int(seq_len, "seq_len")
+        return SCALING_RULES[self.method](self, d, base, seq_len)
 
 
 def scaled_frequencies(method: str, factor: float, d: int, base: float, original_max_len: int) -> tuple[np.ndarray, float]:
-    """θ'_i and the attention factor of one rule at the length s·L (dynamic NTK takes its frequencies there);
-    method "none" gives plain RoPE. What the chapter's figures compare, rule by rule."""
+    """θ'_i and the attention factor of one rule of `SCALING_RULES` at the length s·L (dynamic NTK takes its
+    frequencies there); method "none" gives plain RoPE. What the chapter's figures compare, rule by rule."""
     if method == "none":
         return inv_freq(d, base), 1.0
+    if not isinstance(method, str) or method not in SCALING_RULES:
+        raise ValueError(f"method must be 'none' or one of SCALING_RULES {tuple(SCALING_RULES)}, got {method!r}")
+    original_max_len = require_positive_int(original_max_len, "original_max_len")
     rule = RopeScaling(method, factor, original_max_len=original_max_len)
-    return rule.frequencies(d, base, seq_len=int(factor * original_max_len)), rule.attention_factor
+    return SCALING_RULES[method](rule, d, base, int(factor * original_max_len)), rule.attention_factor
 
 
 def angle_coverage(d: int, base: float = DEFAULT_BASE, context_len: int = 4096, *, freqs=None) -> np.ndarray:

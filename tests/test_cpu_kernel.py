@@ -52,6 +52,21 @@ def test_strided_views_batched_tables_partial_rotary_and_in_place(dtype, layout)
     assert torch.equal(in_place, want)
 
 
+@pytest.mark.parametrize("batched", ["cos", "sin"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_each_table_is_read_with_its_own_shape(layout, batched):
+    """Called directly, with one table (T, D/2) and the other (B, T, D/2) (rotate_pairs_fused's checks refuse
+    such a pair, cpu_kernel.rotate documents both shapes), each table is read by its own strides."""
+    x = random((3, 4, 2, 16), torch.float32, seed=8)
+    per_token = rope_cos_sin(torch.arange(4), 16)  # (T, 8)
+    per_sequence = rope_cos_sin(torch.tensor([[0, 1, 2, 3], [10, 11, 12, 13], [100, 101, 102, 103]]), 16)  # (B, T, 8)
+    cos, sin = (per_sequence[0], per_token[1]) if batched == "cos" else (per_token[0], per_sequence[1])
+    want = rotate_pairs(x, cos.expand(3, 4, 8), sin.expand(3, 4, 8), layout=layout)
+    out = torch.empty_like(x)
+    cpu_kernel.rotate(x, cos, sin, out, layout)
+    assert torch.equal(out, want)
+
+
 def test_a_single_token_and_an_empty_sequence():
     x = random((1, 1, 32, 128), torch.bfloat16)
     cos, sin = rope_cos_sin(torch.tensor([70000]), 128)

@@ -401,3 +401,203 @@ def test_a_check_result_reads_as_its_verdict():
     result = CheckResult("glance-ex-code", False, "pairing — …")
     assert not result and str(result).startswith("NOT YET (glance-ex-code)")
     assert CheckResult("x", True, "fine") and repr(CheckResult("x", True, "fine")).startswith("PASSED")
+
+
+# ---- answers no check may choke on: each is reported as NOT YET, never raised ----
+
+CHECKS = [c for c, _ in REFERENCES]
+CHECK_IDS = [c.__name__ for c in CHECKS]
+
+
+class Unreadable:
+    """An answer that refuses every way of reading it."""
+
+    def __array__(self, *args, **kwargs):
+        raise RuntimeError("no array here")
+
+    @property
+    def shape(self):
+        raise RuntimeError("no shape here")
+
+    def __float__(self):
+        raise ArithmeticError("no float here")
+
+    def __repr__(self):
+        raise RuntimeError("no repr here")
+
+
+def not_written(*args, **kwargs):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=CHECK_IDS)
+@pytest.mark.parametrize("answer, words", [
+    (lambda *a, **k: None, ["returned None"]),
+    (None, ["None"]),
+    (not_written, ["NotImplementedError"]),
+], ids=["returns-None", "None", "NotImplementedError"])
+def test_an_empty_answer_is_not_yet(check, answer, words):
+    assert failed(check(answer), *words)
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=CHECK_IDS)
+def test_a_number_too_large_for_a_float_is_not_yet(check):
+    result = check(lambda *a, **k: 10**400)
+    assert failed(result) and len(result.message) < 400, result.message
+
+
+@pytest.mark.parametrize("check", [check_b_m, check_bf16_position_error, check_score_complex, check_rotate, check_rope_pairs],
+                         ids=lambda c: c.__name__)
+def test_a_number_too_large_for_a_float_is_named(check):
+    assert failed(check(lambda *a, **k: 10**400), "too large")
+
+
+@pytest.mark.parametrize("check, words", [(check_terms_needed, ["not the smallest"]), (check_first_below_half, ["not the first"])],
+                         ids=["check_terms_needed", "check_first_below_half"])
+def test_a_huge_whole_number_is_range_checked_before_it_sizes_anything(check, words):
+    for huge in (10**12, 10**400):
+        result = check(lambda *a, **k: huge)
+        assert failed(result, *words) and len(result.message) < 400, result.message
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=CHECK_IDS)
+def test_an_unreadable_answer_is_not_yet(check):
+    assert failed(check(lambda *a, **k: Unreadable()))
+
+
+@pytest.mark.parametrize("check", [check_rope_pairs, check_attention_by_hand, check_walk_encoding, check_rotate, check_b_m],
+                         ids=lambda c: c.__name__)
+def test_an_unreadable_answer_is_named(check):
+    assert failed(check(lambda *a, **k: Unreadable()), "RuntimeError", "no array here")
+
+
+@pytest.mark.parametrize("check, solution", [(check_rope_half, rope_half), (check_rotate_cache, rotate_cache)],
+                         ids=["check_rope_half", "check_rotate_cache"])
+def test_a_tensor_without_data_is_not_yet(check, solution):
+    assert failed(check(lambda x, *a: torch.empty_like(solution(x, *a), device="meta")), "meta")
+
+
+def requiring_grad(solution):
+    """The solution, its answer returned as a float64 tensor that requires grad."""
+    def answer(*args, **kwargs):
+        out = solution(*args, **kwargs)
+        if isinstance(out, torch.Tensor):
+            return out.detach().clone().requires_grad_()
+        return torch.tensor(np.asarray(out, dtype=np.float64), requires_grad=True)
+    return answer
+
+
+GRAD_FRIENDLY = [(c, s) for c, s in REFERENCES if c not in (check_terms_needed, check_first_below_half)]
+
+
+@pytest.mark.parametrize("check, solution", GRAD_FRIENDLY, ids=[c.__name__ for c, _ in GRAD_FRIENDLY])
+def test_a_right_answer_that_requires_grad_passes(check, solution):
+    result = check(requiring_grad(solution))
+    assert result, result.message
+
+
+# ---- fresh inputs: an answer that memorised the tested inputs does not pass ----
+
+
+def input_key(args, kwargs):
+    """A hashable fingerprint of one call's arguments (arrays and tensors by their bytes)."""
+    def one(a):
+        if isinstance(a, torch.Tensor):
+            a = a.numpy()
+        if isinstance(a, np.ndarray):
+            return (a.shape, a.dtype.str, a.tobytes())
+        return repr(a)
+    return tuple(map(one, args)), tuple(sorted((k, one(v)) for k, v in kwargs.items()))
+
+
+def memorised(check, solution):
+    """An answer that knows the solution's outputs on every input one run of `check` tried, and nothing else."""
+    table = {}
+
+    def recorder(*args, **kwargs):
+        key = input_key(args, kwargs)
+        table[key] = solution(*args, **kwargs)
+        return table[key]
+
+    assert check(recorder)
+    return lambda *args, **kwargs: table.get(input_key(args, kwargs))
+
+
+@pytest.mark.parametrize("check, solution", REFERENCES, ids=[c.__name__ for c, _ in REFERENCES])
+def test_a_memorised_answer_does_not_pass(check, solution):
+    assert failed(check(memorised(check, solution)), "returned None")
+
+
+def test_a_lookup_table_of_terms_needed_does_not_pass():
+    table = {(x, tol): terms_needed(x, tol) for x, tol in ((1.0, 1e-8), (5.0, 1e-8), (10.0, 1e-8), (0.5, 1e-4), (3.0, 1e-12))}
+    result = check_terms_needed(lambda x, tol: table.get((x, tol), 7))
+    assert failed(result)
+    # the hint names the fresh input, so the student can try it
+    x, tol = (float(v) for v in re.search(r"terms_needed\(([^,]+), ([^)]+)\)", result.message).groups())
+    assert (x, tol) not in table and terms_needed(x, tol) != 7
+
+
+def test_walk_encoding_special_cased_to_the_tested_sizes_does_not_pass():
+    def special(seq_len, d):
+        if (seq_len, d) in ((200, 16), (50, 8)):
+            return rope_lib.sinusoidal_encoding(seq_len, d)
+        return np.zeros((seq_len, d))
+
+    result = check_walk_encoding(special)
+    seq_len, d = (int(v) for v in re.search(r"walk_encoding\(seq_len=(\d+), d=(\d+)\)", result.message).groups())
+    assert failed(result) and (seq_len, d) not in ((200, 16), (50, 8))
+
+
+def test_a_fresh_vector_is_named_so_it_can_be_rebuilt():
+    known = memorised(check_rope_pairs, rope_pairs)
+    result = check_rope_pairs(known)
+    seed, d = (int(v) for v in re.search(r"x = np\.random\.default_rng\((\d+)\)\.standard_normal\((\d+)\)", result.message).groups())
+    m, base = re.search(r"rope_pairs\(x, m=(\d+), base=([\d.e+]+)\)", result.message).groups()
+    x = np.random.default_rng(seed).standard_normal(d)
+    assert known(x, int(m), base=float(base)) is None and check_rope_pairs(rope_pairs)
+
+
+def test_fresh_inputs_differ_between_calls():
+    """Each call draws its own fresh inputs: memorising one call's inputs fails the next call, on an input that varies."""
+    seen = {check_terms_needed(memorised(check_terms_needed, terms_needed)).message for _ in range(5)}
+    assert len(seen) > 1, seen
+
+
+# ---- hints for four more mistakes, and one that kept too little back ----
+
+
+def test_rope_pairs_names_a_base_of_1000():
+    assert failed(check_rope_pairs(lambda x, m, base=1000.0: rope_pairs(x, m, base)), "base", "1000", "10000")
+
+
+def test_rope_pairs_names_float32_angles():
+    def float32_angles(x, m, base=10000.0):
+        d = len(x)
+        a = np.float32(m) * (base ** (-np.arange(0, d, 2) / d)).astype(np.float32)
+        out = np.empty_like(x)
+        out[0::2] = x[0::2] * np.cos(a) - x[1::2] * np.sin(a)
+        out[1::2] = x[1::2] * np.cos(a) + x[0::2] * np.sin(a)
+        return out
+
+    assert failed(check_rope_pairs(float32_angles), "float32", "float64")
+
+
+def test_walk_encoding_names_a_float32_table():
+    assert failed(check_walk_encoding(lambda n, d: walk_encoding(n, d).astype(np.float32)), "float32", "float64")
+
+
+def test_rope_half_names_bf16_positions():
+    def bf16_positions(x, positions):
+        return rope_half(x, positions.to(torch.bfloat16).long())
+
+    assert failed(check_rope_half(bf16_positions), "positions", "bf16", "1001", "1000")
+
+
+def test_the_bf16_rounding_hint_keeps_the_answer_back():
+    def nearest(n):
+        return (torch.arange(n).to(torch.bfloat16).double() - torch.arange(n)).abs().max().item()
+
+    result = check_bf16_position_error(nearest)
+    n = int(re.search(r"bf16_position_error\((\d+)\)", result.message).group(1))
+    assert failed(result, "rounding", "nearest")
+    assert not re.search(rf"(?<![\d.]){bf16_position_error(n):g}(?![\d.])", result.message), result.message

@@ -119,6 +119,9 @@ def test_kernel_choice_follows_layout_dtype_and_memory():
         assert kernels_for(odd, odd, "interleaved") == ["native", "pair_axis", "eager"]
         spread = torch.empty(1, 2, 1, 16)[..., ::2]  # coordinates not contiguous: the C++ loop does not take them
         assert kernels_for(spread, spread, "half") == ["half", "eager"]
+        rows = torch.empty(1, 2, 1, 16)  # x and out as the two halves of each row: torch.compile fails on such a pair
+        assert kernels_for(rows[..., :8], rows[..., 8:], "half") == ["native", "eager"]
+        assert kernels_for(rows[..., :8], rows[..., 8:], "interleaved") == ["native", "complex", "eager"]
     else:
         assert kernel_name(f32, f32, "interleaved") == "complex"
     assert kernels_for(f32, f32, "interleaved")[-1] == "eager"
@@ -172,7 +175,7 @@ def test_bad_out_is_rejected_with_a_clear_error():
         rotate_pairs_fused(storage[:, :5], cos, sin, out=storage[:, 1:])
     with pytest.raises(ValueError, match="kernel must be one of"):
         rotate_pairs_fused(x, cos, sin, layout="half", kernel="complex")
-    assert require_out(x, x) is True and require_out(torch.empty_like(x), x) is False
+    assert require_out(x, x, cos, sin) is True and require_out(torch.empty_like(x), x, cos, sin) is False
 
 
 BAD_CALLS = [
@@ -199,6 +202,103 @@ def test_same_argument_checks_as_rotate_pairs(name, make):
     with pytest.raises(eager_error.type) as fused_error:
         rotate_pairs_fused(*args[:3], **args[3])
     assert str(fused_error.value) == str(eager_error.value)
+
+
+@pytest.mark.parametrize("batched", ["cos", "sin"])
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_tables_of_two_shapes_get_an_error_or_the_rotation_never_a_wrong_answer(layout, batched):
+    """One table (T, D/2), the other (B, T, D/2) with other angles for each sequence: rotate_pairs and every
+    kernel either refuse the pair, naming cos and sin, or rotate by the tables as broadcast to (B, T, D/2)."""
+    x, _ = case(torch.float32)
+    per_token = tables(torch.arange(START, START + 5), 64, torch.float32)  # (T, 32)
+    per_sequence = tables(torch.stack([torch.arange(5), torch.arange(700, 705)]), 64, torch.float32)  # (B, T, 32)
+    cos, sin = (per_sequence[0], per_token[1]) if batched == "cos" else (per_token[0], per_sequence[1])
+    want = rotate_pairs(x, cos.expand(2, 5, 32), sin.expand(2, 5, 32), layout=layout)
+    calls = {"eager rotate_pairs": lambda: rotate_pairs(x, cos, sin, layout=layout)}
+    for kernel in kernels_for(x, x, layout):
+        calls[kernel] = lambda kernel=kernel: rotate_pairs_fused(x, cos, sin, layout=layout, kernel=kernel)
+    for name, call in calls.items():
+        try:
+            got = call()
+        except ValueError as error:
+            assert "cos and sin" in str(error), name
+        else:
+            torch.testing.assert_close(got, want, rtol=0, atol=1e-6, msg=name)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_writes_through_out_count_as_in_place_changes_for_autograd(layout):
+    """A tensor saved for backward and then overwritten through out= (into it, or in place) makes backward
+    raise, as after any in-place write in torch, whichever kernel wrote it: never a silently wrong gradient."""
+    x, positions = case(torch.float32)
+    cos, sin = tables(positions, 64, torch.float32)
+    for kernel in kernels_for(x, x, layout):
+        for in_place in (False, True):
+            weight = torch.ones_like(x, requires_grad=True)
+            buffer = torch.randn_like(x)
+            product = weight * buffer  # saves buffer: the gradient of weight is buffer
+            with torch.no_grad():
+                rotate_pairs_fused(buffer if in_place else x, cos, sin, layout=layout, out=buffer, kernel=kernel)
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                product.sum().backward()
+
+
+@pytest.mark.parametrize("grad_for", ["x", "cos", "sin", "out", "out=x"])
+def test_out_is_refused_while_autograd_would_have_to_record_it(grad_for):
+    """As with torch's own out= functions (torch.mul(a, b, out=c)): in grad mode, out= with any argument that
+    requires grad, out included, is an error naming it; under torch.no_grad() it is an ordinary write."""
+    x, positions = case(torch.float32)
+    cos, sin = tables(positions, 64, torch.float32)
+    want = rotate_pairs(x, cos, sin)
+    args = {"x": x, "cos": cos, "sin": sin, "out": torch.empty_like(x)}
+    if grad_for == "out=x":
+        args["out"] = x
+    args[grad_for.removeprefix("out=")].requires_grad_(True)
+    with pytest.raises(RuntimeError, match=rf"out=.*arguments that require grad: .*\b{grad_for.removeprefix('out=')}\b"):
+        rotate_pairs_fused(args["x"], args["cos"], args["sin"], out=args["out"])
+    with torch.no_grad():
+        got = rotate_pairs_fused(args["x"], args["cos"], args["sin"], out=args["out"])
+    assert got is args["out"]
+    torch.testing.assert_close(got, want, rtol=0, atol=1e-6)
+
+
+def test_out_over_the_memory_of_a_table_is_refused():
+    """The tables are read while out is written: out must not share an element with cos or sin."""
+    x, positions = case(torch.float32)
+    cos, sin = tables(positions, 64, torch.float32)
+    for name in ("cos", "sin"):
+        for out_is_x in (False, True):
+            out = x.clone() if out_is_x else torch.zeros_like(x)
+            table = out.view(-1)[7 : 7 + cos.numel()].view(cos.shape)  # the table's memory inside out's
+            table.copy_(cos if name == "cos" else sin)
+            read = {"cos": cos, "sin": sin, name: table}
+            with pytest.raises(ValueError, match=f"out overlaps {name}"):
+                rotate_pairs_fused(out if out_is_x else x, read["cos"], read["sin"], out=out)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_out_beside_x_in_one_buffer_is_accepted(layout):
+    """x and out in one buffer without an element in common are two tensors, although their byte spans
+    interleave: the two halves of each row, or two runs of tokens (every kernel agrees)."""
+    x, positions = case(torch.float32)  # (2, 5, 3, 64)
+    cos, sin = tables(positions, 64, torch.float32)
+    want = rotate_pairs(x, cos, sin, layout=layout)
+    rows, tokens = torch.zeros(2, 5, 3, 128), torch.zeros(2, 10, 3, 64)
+    for source, target in [(rows[..., :64], rows[..., 64:]), (tokens[:, :5], tokens[:, 5:])]:
+        for kernel in kernels_for(source, target, layout):
+            source.copy_(x)
+            assert rotate_pairs_fused(source, cos, sin, layout=layout, out=target, kernel=kernel) is target
+            torch.testing.assert_close(target, want, rtol=0, atol=1e-6, msg=kernel)
+            assert torch.equal(source, x), kernel
+
+
+def test_out_sharing_an_element_with_x_is_refused_naming_both():
+    x, positions = case(torch.float32)
+    cos, sin = tables(positions, 64, torch.float32)
+    rows, tokens = torch.zeros(2, 5, 3, 128), torch.zeros(2, 6, 3, 64)
+    for source, target in [(tokens[:, :5], tokens[:, 1:]), (rows[..., :64], rows[..., ::2]), (rows[..., :64], rows[..., 63:127])]:
+        with pytest.raises(ValueError, match="out overlaps x without being x"):
+            rotate_pairs_fused(source, cos, sin, out=target)
 
 
 def test_autograd_gets_the_eager_rotation():

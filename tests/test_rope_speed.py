@@ -94,17 +94,3 @@ def test_speed_figure_is_drawn_from_the_report_and_described():
     assert len(fig.axes) == 2
     assert "Test CPU" in fig.alt_text and "rope_lib_fused (half) 0.93" in fig.alt_text and "hf (half) 0.04" in fig.alt_text
     assert fig.to_png()[:4] == b"\x89PNG"
-
-
-def test_lookup_finds_exactly_one_record():
-    from rope_lib.teach.speed_report import lookup
-
-    records = [
-        {"impl": impl, "layout": layout, "device": "cpu", "dtype": "fp32", "seq_len": s, "ms": ms, "gbps": 1.0, "ratio_to_copy": 1.0 / ms}
-        for s in (512, 2048)
-        for impl, layout, ms in [("copy", "any", 1.0), ("rope_lib_fused", "half", 1.25)]
-    ]
-    report = {"machine": {"cpu": "Test CPU"}, "results": records}
-    assert lookup(report, "rope_lib_fused", "half", "fp32", 2048)["ms"] == 1.25
-    with pytest.raises(KeyError, match="expected one record of hf"):
-        lookup(report, "hf", "half", "fp32", 2048)

@@ -34,6 +34,8 @@ from rope_lib import (
     yarn_inv_freq,
     yarn_ramp,
 )
+from rope_lib import scaling
+from rope_lib.scaling import SCALING_RULES, deepseek_yarn_attention_factor, llama3_wavelength_bounds
 
 dims = st.sampled_from([4, 8, 16, 64, 128])
 factors = st.floats(1.0, 64.0)
@@ -130,6 +132,59 @@ def test_llama3_rule_is_continuous_at_both_boundaries():
     assert np.all(ratio[lam < 2048] == 1) and np.allclose(ratio[lam > 8192], 1 / 8)
 
 
+def llama3_expected_ratio(wavelength, factor, low, high, original):
+    """θ'/θ of the Llama 3.1 rule at one wavelength, written from the rule's definition (Dubey et al. 2024)."""
+    if wavelength < original / high:
+        return 1.0
+    if wavelength > original / low:
+        return 1 / factor
+    smooth = (original / wavelength - low) / (high - low)
+    return (1 - smooth) / factor + smooth
+
+
+LLAMA3_SETTINGS = [(8.0, 1.0, 4.0, 8192), (4.0, 2.0, 8.0, 4096), (32.0, 1.0, 4.0, 8192)]
+"""(factor, low_freq_factor, high_freq_factor, original_max_len): Llama 3.1's own, and two others."""
+
+
+def llama3_threshold_wavelengths(low, high, original):
+    """Wavelengths one position (and half a position) either side of both thresholds L/high and L/low."""
+    return np.array([edge + step for edge in (original / high, original / low) for step in (-1.0, -0.5, 0.5, 1.0)])
+
+
+def llama3_threshold_mismatches(factor, low, high, original):
+    """The wavelengths near the thresholds where `llama3_scale_freqs` leaves the rule's definition."""
+    lam = llama3_threshold_wavelengths(low, high, original)
+    ours = llama3_scale_freqs(2 * np.pi / lam, factor, low_freq_factor=low, high_freq_factor=high, original_max_len=original) / (2 * np.pi / lam)
+    expected = np.array([llama3_expected_ratio(w, factor, low, high, original) for w in lam])
+    return [float(w) for w, a, b in zip(lam, ours, expected) if not math.isclose(a, b, rel_tol=1e-12)]
+
+
+@pytest.mark.parametrize("factor, low, high, original", LLAMA3_SETTINGS)
+def test_llama3_rule_just_inside_and_outside_both_thresholds(factor, low, high, original):
+    """Half a position inside L/high the frequency is already blended, half a position past L/low divided."""
+    assert llama3_wavelength_bounds(original, low, high) == (original / high, original / low)
+    assert llama3_threshold_mismatches(factor, low, high, original) == []
+    lam = llama3_threshold_wavelengths(low, high, original)
+    freqs = 2 * np.pi / lam
+    ratio = llama3_scale_freqs(freqs, factor, low_freq_factor=low, high_freq_factor=high, original_max_len=original) / freqs
+    assert np.all(ratio[:2] == 1) and np.all(ratio[2:4] < 1 - 1e-5)  # kept below L/high, blended just above
+    assert np.all(ratio[4:6] > 1 / factor + 1e-6) and np.allclose(ratio[6:], 1 / factor, rtol=1e-15)  # blended below L/low, divided above
+
+
+@pytest.mark.parametrize("shift", [(1.0, 0.0), (0.0, -1.0), (-1.0, 0.0), (0.0, 1.0)])
+@pytest.mark.parametrize("factor, low, high, original", LLAMA3_SETTINGS)
+def test_llama3_threshold_tests_catch_a_threshold_moved_by_one_position(monkeypatch, factor, low, high, original, shift):
+    """Plant the bug (2048 → 2049, 8192 → 8191, or the other way): the threshold check must see it."""
+    true_bounds = llama3_wavelength_bounds
+
+    def moved(original_max_len, low_freq_factor, high_freq_factor):
+        short, long = true_bounds(original_max_len, low_freq_factor, high_freq_factor)
+        return short + shift[0], long + shift[1]
+
+    monkeypatch.setattr(scaling, "llama3_wavelength_bounds", moved)
+    assert llama3_threshold_mismatches(factor, low, high, original) != []
+
+
 def test_partial_rotary_dim_and_angle_coverage():
     assert partial_rotary_dim(64, 0.25) == 16 and partial_rotary_dim(128, 1.0) == 128
     cover = angle_coverage(128, 10000.0, 4096)
@@ -152,6 +207,90 @@ def test_rope_scaling_dispatches_to_the_rules(method):
     np.testing.assert_array_equal(rule.frequencies(64, 10000.0, seq_len=5000), expected)
     assert rule.is_dynamic == (method == "dynamic")
     assert rule.attention_factor == (yarn_attention_factor(4.0) if method == "yarn" else 1.0)
+
+
+def test_the_table_names_every_rule_and_rope_scaling_reads_it(monkeypatch):
+    assert tuple(SCALING_RULES) == rope_lib.scaling.METHODS == ("linear", "ntk", "dynamic", "yarn", "llama3")
+    assert all(callable(rule) for rule in SCALING_RULES.values())
+    with pytest.raises(TypeError):
+        SCALING_RULES["mine"] = lambda rule, d, base, seq_len: inv_freq(d, base)  # read-only: METHODS cannot drift from it
+    for method, compute in SCALING_RULES.items():
+        rule = RopeScaling(method, 4.0, original_max_len=2048)
+        np.testing.assert_array_equal(rule.frequencies(64, 10000.0, 5000), compute(rule, 64, 10000.0, 5000))
+    calls = []
+
+    def spy(rule, d, base, seq_len):
+        calls.append((rule.method, d, base, seq_len))
+        return np.full(d // 2, 0.5)
+
+    monkeypatch.setattr(scaling, "SCALING_RULES", {**SCALING_RULES, "linear": spy})
+    np.testing.assert_array_equal(RopeScaling("linear", 2.0).frequencies(8, 100.0, 7), np.full(4, 0.5))
+    assert calls == [("linear", 8, 100.0, 7)]
+
+
+def test_scaled_frequencies_reads_the_table():
+    from rope_lib import scaled_frequencies
+
+    for method, compute in SCALING_RULES.items():
+        rule = RopeScaling(method, 4.0, original_max_len=1024)
+        freqs, attention = scaled_frequencies(method, 4.0, 64, 10000.0, 1024)
+        np.testing.assert_array_equal(freqs, compute(rule, 64, 10000.0, 4096))
+        assert attention == rule.attention_factor
+    with pytest.raises(ValueError, match=r"method must be 'none' or one of SCALING_RULES \('linear', 'ntk', 'dynamic', 'yarn', 'llama3'\), got 'rope'"):
+        scaled_frequencies("rope", 4.0, 64, 10000.0, 1024)
+
+
+def test_every_rule_has_a_display_name_and_the_widget_offers_every_rule():
+    from rope_lib.teach.plotting.context_extension import METHOD_NAMES
+    from rope_lib.teach.widgets.context_extension import context_extension_explorer
+
+    assert list(METHOD_NAMES) == ["none", *SCALING_RULES]
+    assert all(isinstance(name, str) and name for name in METHOD_NAMES.values())
+    assert len(set(METHOD_NAMES.values())) == len(METHOD_NAMES)
+    (method,) = [c for c in context_extension_explorer().controls if c.name == "method"]
+    assert method.values == tuple(SCALING_RULES)
+    assert [method.fmt(m) for m in method.values] == [METHOD_NAMES[m] for m in SCALING_RULES]
+
+
+# ---------- YaRN's attention factor: mscale, mscale_all_dim and an explicit value ----------
+
+
+def test_yarn_attention_factor_with_mscale():
+    assert yarn_attention_factor(40.0, mscale=0.707) == pytest.approx(0.1 * 0.707 * math.log(40) + 1, rel=1e-15)
+    assert yarn_attention_factor(40.0) == yarn_attention_factor(40.0, mscale=1.0)
+    assert yarn_attention_factor(1.0, mscale=5.0) == 1.0
+    assert deepseek_yarn_attention_factor(40.0, 1.0, 1.0) == 1.0
+    assert deepseek_yarn_attention_factor(40.0, 0.707, 1.0) == pytest.approx((0.0707 * math.log(40) + 1) / (0.1 * math.log(40) + 1), rel=1e-15)
+    with pytest.raises(ValueError, match=r"mscale must be greater than 0"):
+        yarn_attention_factor(4.0, mscale=0.0)
+    with pytest.raises(TypeError, match=r"mscale_all_dim must be a finite real number"):
+        deepseek_yarn_attention_factor(4.0, 1.0, float("nan"))
+
+
+@pytest.mark.parametrize(
+    "settings, expected",
+    [
+        ({}, 0.1 * math.log(40) + 1),  # the paper's √(1/t)
+        ({"mscale": 1.0, "mscale_all_dim": 1.0}, 1.0),  # DeepSeek-V2/V3: the ratio of two equal mscales
+        ({"mscale": 0.707, "mscale_all_dim": 1.0}, (0.0707 * math.log(40) + 1) / (0.1 * math.log(40) + 1)),
+        ({"mscale": 0.707, "attention_factor_override": 0.9}, 0.9),  # a lone mscale is allowed beside an explicit value
+        ({"attention_factor_override": 0.8}, 0.8),
+        ({"attention_factor_override": 1.25, "mscale": 1.0, "mscale_all_dim": 1.0}, 1.25),  # an explicit value wins
+    ],
+)
+def test_rope_scaling_attention_factor_for_yarn(settings, expected):
+    rule = RopeScaling("yarn", 40.0, original_max_len=4096, **settings)
+    assert rule.attention_factor == pytest.approx(expected, rel=1e-15)
+    np.testing.assert_array_equal(rule.frequencies(64, 10000.0), yarn_inv_freq(64, 10000.0, 40.0, original_max_len=4096))  # frequencies unchanged
+
+
+def test_attention_multiplies_cos_and_sin_by_the_resolved_factor():
+    def first_cos(rule):
+        return float(Attention(32, 2, max_seq_len=8, scaling=rule, device="cpu", dtype=torch.float64).rope_cos[0, 0])
+
+    assert first_cos(RopeScaling("yarn", 40.0, original_max_len=8)) == pytest.approx(0.1 * math.log(40) + 1, rel=1e-15)
+    assert first_cos(RopeScaling("yarn", 40.0, original_max_len=8, mscale=1.0, mscale_all_dim=1.0)) == 1.0
+    assert first_cos(RopeScaling("yarn", 40.0, original_max_len=8, attention_factor_override=0.5)) == 0.5
 
 
 # ---------- the plug-in points ----------
@@ -260,6 +399,67 @@ def test_bad_factors_and_settings_are_refused():
         RopeScaling("rope", 2.0)
     with pytest.raises(ValueError, match=r"original_max_len \(the trained context length\) is needed by method 'yarn'"):
         RopeScaling("yarn", 2.0)
+
+
+GOOD = {"method": "yarn", "factor": 4.0, "original_max_len": 4096}
+
+
+@pytest.mark.parametrize(
+    "changes, error, message",
+    [
+        ({"method": 3}, ValueError, r"method must be one of SCALING_RULES \('linear', 'ntk', 'dynamic', 'yarn', 'llama3'\), got 3"),
+        ({"method": ["yarn"]}, ValueError, r"method must be one of SCALING_RULES"),
+        ({"method": "none"}, ValueError, r"method must be one of SCALING_RULES .*, got 'none'"),
+        ({"factor": 0.5}, ValueError, r"factor must be at least 1"),
+        ({"factor": float("nan")}, TypeError, r"factor must be a finite real number"),
+        ({"factor": "4"}, TypeError, r"factor must be a finite real number"),
+        ({"original_max_len": 4096.0}, TypeError, r"original_max_len must be an int"),
+        ({"original_max_len": 0}, ValueError, r"original_max_len must be a positive integer"),
+        ({"original_max_len": None}, ValueError, r"original_max_len \(the trained context length\) is needed by method 'yarn'"),
+        ({"beta_fast": 1.0, "beta_slow": 32.0}, ValueError, r"beta_slow and beta_fast must satisfy 0 < beta_slow < beta_fast, got beta_slow=32.0 and beta_fast=1.0"),
+        ({"beta_fast": 2.0, "beta_slow": 2.0}, ValueError, r"beta_slow and beta_fast must satisfy 0 < beta_slow < beta_fast"),
+        ({"beta_slow": 0.0}, ValueError, r"beta_slow and beta_fast must satisfy 0 < beta_slow < beta_fast"),
+        ({"beta_fast": float("nan")}, TypeError, r"beta_fast must be a finite real number, got nan"),
+        ({"beta_slow": float("inf")}, TypeError, r"beta_slow must be a finite real number, got inf"),
+        ({"beta_fast": "32"}, TypeError, r"beta_fast must be a finite real number"),
+        ({"truncate": "no"}, TypeError, r"truncate must be True or False, got 'no'"),
+        ({"truncate": 1}, TypeError, r"truncate must be True or False, got 1"),
+        ({"truncate": None}, TypeError, r"truncate must be True or False, got None"),
+        ({"method": "llama3", "low_freq_factor": 4.0, "high_freq_factor": 4.0}, ValueError,
+         r"low_freq_factor and high_freq_factor must satisfy 0 < low_freq_factor < high_freq_factor, got low_freq_factor=4.0 and high_freq_factor=4.0"),
+        ({"method": "llama3", "low_freq_factor": 4.0, "high_freq_factor": 1.0}, ValueError, r"low_freq_factor and high_freq_factor must satisfy"),
+        ({"method": "llama3", "low_freq_factor": 0.0}, ValueError, r"low_freq_factor and high_freq_factor must satisfy"),
+        ({"method": "llama3", "high_freq_factor": float("nan")}, TypeError, r"high_freq_factor must be a finite real number"),
+        ({"method": "linear", "beta_fast": float("nan")}, TypeError, r"beta_fast must be a finite real number"),  # every field, whatever the rule
+        ({"method": "ntk", "low_freq_factor": 2.0, "high_freq_factor": 1.0}, ValueError, r"low_freq_factor and high_freq_factor must satisfy"),
+        ({"mscale": 0.0}, ValueError, r"mscale must be greater than 0 \(or None\)"),
+        ({"mscale": -1.0}, ValueError, r"mscale must be greater than 0"),
+        ({"mscale": float("nan")}, TypeError, r"mscale must be a finite real number"),
+        ({"mscale_all_dim": 0.0}, ValueError, r"mscale_all_dim must be greater than 0 \(or None\)"),
+        ({"mscale_all_dim": "1"}, TypeError, r"mscale_all_dim must be a finite real number"),
+        ({"attention_factor_override": 0.0}, ValueError, r"attention_factor_override must be greater than 0"),
+        ({"attention_factor_override": float("inf")}, TypeError, r"attention_factor_override must be a finite real number"),
+        ({"mscale": 0.707}, ValueError, r"mscale and mscale_all_dim are used together"),  # readers disagree on a lone one
+        ({"mscale_all_dim": 0.707}, ValueError, r"mscale and mscale_all_dim are used together"),
+        ({"method": "linear", "mscale": 1.0}, ValueError, r"mscale is used only by method 'yarn', got method 'linear'"),
+        ({"method": "llama3", "mscale_all_dim": 1.0}, ValueError, r"mscale_all_dim is used only by method 'yarn', got method 'llama3'"),
+        ({"method": "dynamic", "attention_factor_override": 1.0}, ValueError, r"attention_factor_override is used only by method 'yarn'"),
+    ],
+)
+def test_rope_scaling_refuses_bad_fields_at_construction(changes, error, message):
+    """The error names the field when the rule is built, not later inside Attention()."""
+    with pytest.raises(error, match=message):
+        RopeScaling(**(GOOD | changes))
+
+
+def test_rope_scaling_accepts_good_fields():
+    RopeScaling("yarn", 4, original_max_len=4096, beta_fast=16, beta_slow=2, truncate=False, mscale=0.707, mscale_all_dim=0.707)
+    RopeScaling("llama3", 8.0, original_max_len=8192, low_freq_factor=np.float64(1.0), high_freq_factor=4)
+    RopeScaling("linear", 2.0)
+    with pytest.raises(ValueError, match=r"seq_len must be a positive integer"):
+        RopeScaling("dynamic", 2.0, original_max_len=16).frequencies(8, 10000.0, 0)
+    with pytest.raises(TypeError, match=r"seq_len must be an int"):
+        RopeScaling("linear", 2.0).frequencies(8, 10000.0, 3.5)
 
 
 def test_bad_plug_in_arguments_are_refused():

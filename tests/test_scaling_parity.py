@@ -24,6 +24,8 @@ from rope_lib import (
     yarn_attention_factor,
     yarn_inv_freq,
 )
+from rope_lib import scaling
+from rope_lib.scaling import llama3_wavelength_bounds
 
 FLOAT32_RTOL = 1e-6
 
@@ -90,6 +92,31 @@ def test_yarn_matches_hugging_face(head_dim, base, factor, original, beta_fast, 
     assert RopeScaling("yarn", factor, original_max_len=original).attention_factor == pytest.approx(attention, rel=1e-12)
 
 
+YARN_ATTENTION_CASES = {
+    "plain YaRN": {},
+    "DeepSeek-style, mscale = mscale_all_dim = 1": {"mscale": 1.0, "mscale_all_dim": 1.0},
+    "DeepSeek-style, mscale 0.707 over mscale_all_dim 1": {"mscale": 0.707, "mscale_all_dim": 1.0},
+    "mscale only, beside an explicit attention_factor": {"mscale": 0.707, "attention_factor": 0.9},
+    "explicit attention_factor": {"attention_factor": 0.8},
+    "explicit attention_factor beside both mscales": {"attention_factor": 1.25, "mscale": 1.0, "mscale_all_dim": 0.707},
+}
+
+
+@pytest.mark.parametrize("case", YARN_ATTENTION_CASES)
+@pytest.mark.parametrize("head_dim, base, factor, original", [(128, 10000.0, 40.0, 4096), (64, 500000.0, 4.0, 8192), (128, 10000.0, 1.0, 4096)])
+def test_yarn_attention_factor_and_frequencies_match_hugging_face(case, head_dim, base, factor, original):
+    """Hugging Face's `_compute_yarn_parameters` with the optional mscale, mscale_all_dim and attention_factor keys."""
+    extra = YARN_ATTENTION_CASES[case]
+    params = {"rope_type": "yarn", "rope_theta": base, "factor": factor, "original_max_position_embeddings": original, **extra}
+    theirs, attention = hf_init("yarn", hf_config(params, head_dim, max_position_embeddings=int(factor * original)))
+    ours = {"attention_factor_override" if key == "attention_factor" else key: value for key, value in extra.items()}
+    rule = RopeScaling("yarn", factor, original_max_len=original, **ours)
+    np.testing.assert_allclose(rule.frequencies(head_dim, base), theirs, rtol=FLOAT32_RTOL)
+    assert rule.attention_factor == pytest.approx(attention, rel=1e-12)
+    if case.startswith("DeepSeek-style, mscale = mscale_all_dim"):
+        assert rule.attention_factor == attention == 1.0  # not 0.1·ln s + 1 = 1.3689 at s = 40
+
+
 @pytest.mark.parametrize("head_dim, base, factor, original", [(128, 500000.0, 8.0, 8192), (64, 10000.0, 4.0, 4096), (128, 500000.0, 32.0, 8192)])
 def test_llama3_matches_hugging_face(head_dim, base, factor, original):
     params = {
@@ -115,6 +142,69 @@ def test_llama3_rule_matches_meta_on_arbitrary_frequencies_including_both_bounda
     wavelengths = np.concatenate([np.geomspace(2.0, 1e6, 997), [2048.0, 8192.0, 2047.999, 8192.001]])
     freqs = 2 * np.pi / wavelengths
     np.testing.assert_allclose(llama3_scale_freqs(freqs), apply_scaling(torch.from_numpy(freqs)).numpy(), rtol=1e-15, atol=0)
+
+
+def meta_threshold_mismatches():
+    """The wavelengths, within a position of Llama 3.1's thresholds 2048 and 8192, where `llama3_scale_freqs`
+    (float64, Meta's settings) differs from Meta's `apply_scaling` by more than float64 rounding."""
+    from llama_models.llama3.model import apply_scaling
+
+    wavelengths = np.array([edge + step for edge in (2048.0, 8192.0) for step in (-1.0, -0.5, -1e-6, 0.0, 1e-6, 0.5, 1.0)])
+    freqs = 2 * np.pi / wavelengths
+    ours, theirs = llama3_scale_freqs(freqs), apply_scaling(torch.from_numpy(freqs)).numpy()
+    return [float(w) for w, a, b in zip(wavelengths, ours, theirs) if not abs(a - b) <= 1e-15 * abs(b)]
+
+
+def test_llama3_thresholds_match_meta_just_inside_and_outside():
+    assert meta_threshold_mismatches() == []
+
+
+@pytest.mark.parametrize("shift", [(1.0, 0.0), (0.0, -1.0), (-1.0, 0.0), (0.0, 1.0)])
+def test_the_meta_threshold_check_catches_a_threshold_moved_by_one_position(monkeypatch, shift):
+    """Plant 2048 → 2049 or 8192 → 8191 (or the other way) in rope_lib: the comparison with Meta must fail."""
+    true_bounds = llama3_wavelength_bounds
+    monkeypatch.setattr(scaling, "llama3_wavelength_bounds", lambda *args: tuple(b + db for b, db in zip(true_bounds(*args), shift)))
+    assert meta_threshold_mismatches() != []
+
+
+def hf_llama3_threshold_config(wavelength, factor, low, high, original):
+    """A config whose second and last pair (head_dim 4) has the given wavelength: 2π·√base = λ."""
+    base = (wavelength / (2 * np.pi)) ** 2
+    params = {
+        "rope_type": "llama3", "rope_theta": base, "factor": factor, "low_freq_factor": low, "high_freq_factor": high,
+        "original_max_position_embeddings": original,
+    }
+    return base, hf_config(params, head_dim=4, max_position_embeddings=int(factor * original))
+
+
+def hf_threshold_mismatches(factor, low, high, original):
+    """The wavelengths, within a position of L/high and L/low, where rope_lib's Llama 3.1 rule and Hugging Face's
+    `_compute_llama3_parameters` differ by more than float32 rounding (half a position away, the blend differs by > 1e-5)."""
+    mismatches = []
+    for edge in (original / high, original / low):
+        for wavelength in (edge - 1.0, edge - 0.5, edge + 0.5, edge + 1.0):
+            base, config = hf_llama3_threshold_config(wavelength, factor, low, high, original)
+            theirs, _ = hf_init("llama3", config)
+            ours = RopeScaling("llama3", factor, original_max_len=original, low_freq_factor=low, high_freq_factor=high).frequencies(4, base)
+            if not np.allclose(ours, theirs, rtol=FLOAT32_RTOL, atol=0):
+                mismatches.append(wavelength)
+    return mismatches
+
+
+HF_LLAMA3_SETTINGS = [(8.0, 1.0, 4.0, 8192), (4.0, 2.0, 8.0, 4096)]
+
+
+@pytest.mark.parametrize("factor, low, high, original", HF_LLAMA3_SETTINGS)
+def test_llama3_thresholds_match_hugging_face_just_inside_and_outside(factor, low, high, original):
+    assert hf_threshold_mismatches(factor, low, high, original) == []
+
+
+@pytest.mark.parametrize("shift", [(1.0, 0.0), (0.0, -1.0)])
+@pytest.mark.parametrize("factor, low, high, original", HF_LLAMA3_SETTINGS)
+def test_the_hugging_face_threshold_check_catches_a_threshold_moved_by_one_position(monkeypatch, factor, low, high, original, shift):
+    true_bounds = llama3_wavelength_bounds
+    monkeypatch.setattr(scaling, "llama3_wavelength_bounds", lambda *args: tuple(b + db for b, db in zip(true_bounds(*args), shift)))
+    assert hf_threshold_mismatches(factor, low, high, original) != []
 
 
 def test_scaled_table_matches_metas_use_scaled():

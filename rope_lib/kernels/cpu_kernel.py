@@ -126,9 +126,12 @@ def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out: torch.Ten
     """Write RoFormer eq. 34 of x into out (which may be x): x, out (B, T, H, rot); cos, sin (T, rot/2) or (B, T, rot/2).
 
     The caller has checked the arguments (`checks.require_rotary_inputs`, `checks.require_out`) and `handles(x, out)`.
+    The write goes behind autograd's back, so out's version counter is bumped, as torch's in-place writes do:
+    a copy of out saved for backward is then known to be stale.
     """
     batch, seq, heads, rot = x.shape
-    cos, sin = cos.contiguous(), sin.contiguous()  # (…, T, rot/2), rows of the tables one after the other
+    # One pair of strides serves both tables: a (T, rot/2) table beside a (B, T, rot/2) one is spread to (B, T, rot/2)
+    cos, sin = (table.contiguous() for table in torch.broadcast_tensors(cos, sin))  # (…, T, rot/2), rows one after the other
     table_strides = _INT64_2(cos.stride(0) if cos.dim() == 3 else 0, rot // 2)  # per batch entry, per token
     entry = getattr(library(), f"rope_rotate_{DTYPES[x.dtype]}")
     entry(
@@ -137,3 +140,4 @@ def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out: torch.Ten
         _INT64_3(*x.stride()[:3]), _INT64_3(*out.stride()[:3]), table_strides,
         int(layout == "interleaved"), torch.get_num_threads(), int(streams(x, out)),
     )  # fmt: skip
+    torch.autograd.graph.increment_version(out)

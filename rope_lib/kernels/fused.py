@@ -28,7 +28,10 @@ How the formula is written decides whether `torch.compile` turns it into vector
 code, which is why its kernels depend on the layout. When no compiler is
 available for the device, or autograd has to record the rotation (the kernels
 are for inference), `rope_lib.rotate_pairs` runs instead (`eager`); it is also
-the reference the kernels are tested against.
+the reference the kernels are tested against. Autograd cannot record a write
+into a buffer the caller gives, so, as with torch's own `out=` functions,
+`out=` while grad mode is on and an argument requires grad is an error; a
+kernel's write into `out` bumps its version counter, as an in-place write does.
 """
 
 from __future__ import annotations
@@ -140,8 +143,10 @@ def kernels_for(x: torch.Tensor, out: torch.Tensor, layout: str) -> list[str]:
     """The kernels that can rotate x into out, fastest first: 'native', 'half', 'complex', 'bf16_words', 'pair_axis', 'eager'."""
     words = _pairs_are_words(x) and _pairs_are_words(out)
     little_endian = sys.byteorder == "little"  # the first bf16 of a pair is the low half of its word
-    compiled = fused_kernels_available(x.device)
-    names = ["native"] if compiled and cpu_kernel.handles(x, out) else []
+    compiler = fused_kernels_available(x.device)
+    names = ["native"] if compiler and cpu_kernel.handles(x, out) else []
+    # torch.compile (2.13) fails, once T is dynamic, on x and out that are two tensors in one buffer (the halves of each row)
+    compiled = compiler and (out is x or x.untyped_storage().data_ptr() != out.untyped_storage().data_ptr())
     if layout == "half":
         names += ["half"] if compiled else []
     else:
@@ -169,18 +174,26 @@ def rotate_pairs_fused(
     """`rope_lib.rotate_pairs` (RoFormer eq. 34) in one pass over memory, same checks and results.
 
     x (B, T, H, D); cos, sin (T, rot/2) or (B, T, rot/2) in float32 (float64 for float64 x).
-    out: where to write, same shape, dtype and device as x (a slice of a KV cache, say);
-    out=x rotates in place; None allocates. Returns out.
+    out: where to write, same shape, dtype and device as x (a slice of a KV cache, say), sharing no
+    element with cos or sin; out=x rotates in place; None allocates. Returns out.
     kernel: one of `kernels_for(x, out, layout)` to compare kernels; None takes the fastest.
-    When autograd has to record the rotation, the eager form runs (then copied into out).
+    When autograd has to record the rotation, the eager form runs; as for torch's own out= functions,
+    autograd cannot record a write into a given out, so that is then an error (use torch.no_grad()).
     """
     rot = require_rotary_inputs(x, cos, sin, layout, rotary_dim)
-    if out is None:
+    fresh = out is None
+    if fresh:
         out = torch.empty_like(x, memory_format=torch.contiguous_format)
-    in_place = require_out(out, x)
+    in_place = require_out(out, x, cos, sin)
+    grad_args = [name for name, t in (("x", x), ("cos", cos), ("sin", sin), ("out", out)) if t.requires_grad]
+    needs_grad = torch.is_grad_enabled() and bool(grad_args)
+    if needs_grad and not fresh:
+        raise RuntimeError(
+            "rotate_pairs_fused(): autograd cannot record a rotation written into out=, but it was given arguments that "
+            f"require grad: {', '.join(grad_args)}; pass out=None for a differentiable result, or call it under torch.no_grad()"
+        )
     head = x[..., :rot]  # (B, T, H, rot): the coordinates that turn
     head_out = head if in_place else out[..., :rot]  # in place: one tensor object, so the compiler sees the aliasing
-    needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (x, cos, sin))
     usable = ["eager"] if needs_grad else kernels_for(head, head_out, layout)  # the kernels are for inference: no autograd
     if kernel is not None and kernel not in usable:
         raise ValueError(f"kernel must be one of {usable} for this x, out and layout={layout!r}, got {kernel!r}")

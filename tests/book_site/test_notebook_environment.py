@@ -7,7 +7,6 @@ index is out of reach; binder/postBuild's `pip install -e .` adds rope_lib.
 
 import re
 import subprocess
-import sys
 import venv
 from pathlib import Path
 

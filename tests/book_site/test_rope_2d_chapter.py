@@ -7,13 +7,13 @@ of a label that is not displayed, or an unlabelled displayed equation fails here
 """
 
 import re
-from pathlib import Path
 
 import pytest
 
+from paths import ROOT
 from rope_lib.teach import symbolic
 
-CHAPTER = Path(__file__).resolve().parents[1] / "book" / "rope_2d.md"
+CHAPTER = ROOT / "book" / "rope_2d.md"
 STEP_PREFIX = "rope2d-step-"
 STATEMENTS = {"rope2d-goal", "rope2d-solution"}
 """The goal (eq. 11) and the theorem (eq. 12): checked by the assert_… cell that names them."""

@@ -6,19 +6,20 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ...frequencies import DEFAULT_BASE, inv_freq
-from ...scaling import angle_coverage, scaled_frequencies
+from ...scaling import SCALING_RULES, angle_coverage, scaled_frequencies
 from ..base_bound import similarity_curve
 from .style import new_figure, series_style
 
-METHOD_NAMES = {
-    "none": "plain RoPE",
+_RULE_LABELS = {
     "linear": "position interpolation",
     "ntk": "NTK-aware",
     "dynamic": "dynamic NTK at s·L",
     "yarn": "YaRN",
     "llama3": "Llama 3.1",
 }
-"""How the figures name each rule (`RopeScaling.method`, and "none" for no rescaling)."""
+
+METHOD_NAMES = {"none": "plain RoPE", **{method: _RULE_LABELS[method] for method in SCALING_RULES}}
+"""How the figures name each rule: "none" (no rescaling), then every rule of `SCALING_RULES`, in its order."""
 
 
 def _distances(max_distance: int, count: int = 1200) -> np.ndarray:
