@@ -1,7 +1,7 @@
 """Run each chapter as a student would in Jupyter: open the .md through jupytext, execute
 every cell with nbclient, and check that interactive figures were built as live widgets.
 
-Run by tests/test_notebook_environment.py with the Python of a fresh environment.
+Run by tests/book_site/test_notebook_environment.py with the Python of a fresh environment.
 Usage: python run_chapters_as_notebooks.py CHAPTER.md [CHAPTER.md ...]
 """
 
