@@ -1,0 +1,112 @@
+"""rope_lib.teach.displayed_equations: a chapter's labelled equations read from its source, parsed by sympy
+as displayed, and checked; what the parser reads and refuses, and what a Page demands of a chapter."""
+
+import pytest
+import sympy as sp
+
+from rope_lib.teach.displayed_equations import Check, Page, assert_displayed, page_equations, parse_sides
+
+a, b, c, d, x, theta = sp.symbols("a b c d x theta", real=True)
+q1, q2 = sp.symbols("q1 q2", real=True)
+
+
+def write(tmp_path, *blocks):
+    path = tmp_path / "chapter.md"
+    path.write_text("# A chapter\n\n" + "\n\nSome text.\n\n".join(f"$$\n{latex}\n$$ ({label})" for label, latex in blocks) + "\n")
+    return path
+
+
+def test_page_equations_finds_labelled_displays_in_order_indented_too(tmp_path):
+    path = tmp_path / "chapter.md"
+    path.write_text("$$\nx = 1\n$$ (first)\n\n1. An item:\n\n   $$\n   y = 2\n   $$ (second)\n")
+    assert page_equations(path) == {"first": "x = 1", "second": "y = 2"}
+    with pytest.raises(FileNotFoundError, match="path must name a chapter's .md source"):
+        page_equations(tmp_path / "missing.md")
+
+
+@pytest.mark.parametrize(
+    "latex, expected",
+    [
+        (r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}\,(ad + bc),", [(a + sp.I * b) * (c + sp.I * d), a * c - b * d + sp.I * (a * d + b * c)]),
+        (r"e^{\mathrm{i}x} = \cos x + \mathrm{i}\sin x.", [sp.exp(sp.I * x), sp.cos(x) + sp.I * sp.sin(x)]),
+        (r"(q_1 + \mathrm{i}q_2)^{*} = q_1 - \mathrm{i}q_2", [sp.conjugate(q1 + sp.I * q2), q1 - sp.I * q2]),
+        (r"\begin{aligned} a ={}& \big(b + c\big) \\ &+ d \end{aligned}", [a, b + c + d]),
+        (r"\sum_{j=1}^{3} x = 3x", [sp.Sum(x, (sp.Symbol("j"), 1, 3)), 3 * x]),
+    ],
+)
+def test_the_book_notation_is_read(latex, expected):
+    sides = parse_sides(latex, symbols=[a, b, c, d, x, q1, q2])
+    assert len(sides) == len(expected)
+    for side, want in zip(sides, expected):
+        assert sp.simplify(sp.expand_complex(side.doit() - want.doit())) == 0
+
+
+def test_matrices_side_by_side_multiply_in_the_order_written():
+    latex = r"\begin{pmatrix} \cos x & -\sin x \\ \sin x & \cos x \end{pmatrix}\begin{pmatrix} q_1 \\ q_2 \end{pmatrix}"
+    (side,) = parse_sides(latex, symbols=[x, q1, q2])
+    assert side == sp.Matrix([[sp.cos(x), -sp.sin(x)], [sp.sin(x), sp.cos(x)]]) * sp.Matrix([q1, q2])
+    (shown,) = parse_sides(latex, shown=True)
+    assert isinstance(shown, sp.MatMul), "shown to a reader as the product, not its result"
+
+
+def test_names_stand_for_what_the_parser_cannot_read():
+    f = sp.Matrix([q1, q2])
+    (side, other) = parse_sides(r"f(\mathbf{x}, m) = \begin{pmatrix} q_1 \\ q_2 \end{pmatrix}", symbols=[q1, q2], names={r"f(\mathbf{x}, m)": f})
+    assert side == f == other
+    with pytest.raises(ValueError, match=r"names has .*, which the equation .* does not contain"):
+        parse_sides("a = b", names={r"f(\mathbf{x}, m)": f})
+
+
+def test_unreadable_latex_is_named():
+    with pytest.raises(ValueError, match="sympy's LaTeX parser cannot read"):
+        parse_sides(r"a = \frac{b")
+    with pytest.raises(ValueError, match="latex must be a non-empty string of LaTeX"):
+        parse_sides("  ")
+
+
+def test_a_wrong_sign_a_wrong_index_or_a_missing_side_is_caught():
+    sides = [(a + sp.I * b) * (c + sp.I * d), a * c - b * d + sp.I * (a * d + b * c)]
+    assert_displayed(r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bc)", sides, what="product")
+    for wrong in (r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac + bd) + \mathrm{i}(ad + bc)", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bd)"):
+        with pytest.raises(AssertionError, match=r"product: side 2 on the page"):
+            assert_displayed(wrong, sides, what="product")
+    with pytest.raises(AssertionError, match=r"the page shows 3 sides, the check has 2"):
+        assert_displayed(r"(a + \mathrm{i}b)(c + \mathrm{i}d) = x = (ac - bd) + \mathrm{i}(ad + bc)", sides, what="product")
+
+
+def product():
+    return Check((a + sp.I * b) * (c + sp.I * d), a * c - b * d + sp.I * (a * d + b * c), rule="multiply out")
+
+
+def test_a_page_checks_its_equations_and_says_how_many(tmp_path):
+    path = write(tmp_path, ("product", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bc)"), ("goal", "f = g"))
+    page = Page(path, {"product": product}, unchecked={"goal": "a requirement"})
+    shown = page.check("product")
+    assert page.checked == ["product"] and "multiply out" in shown._repr_markdown_()
+    assert page.summary() == "1 of the 2 displayed equations of chapter.md are checked as displayed; not checked: goal (a requirement)"
+    with pytest.raises(KeyError, match="label must be one of the checked equations"):
+        page.check("goal")
+
+
+def test_a_false_step_is_caught_before_the_page_is_read(tmp_path):
+    path = write(tmp_path, ("product", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bc)"))
+    page = Page(path, {"product": lambda: Check(a * b, a + b, rule="wishful")})
+    with pytest.raises(AssertionError, match=r"product: side 2 does not follow from side 1 \(wishful\)"):
+        page.check("product")
+
+
+def test_a_page_must_account_for_every_equation(tmp_path):
+    path = write(tmp_path, ("product", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bc)"), ("goal", "f = g"))
+    with pytest.raises(ValueError, match=r"displays equations neither checked nor declared unchecked: \['goal'\]"):
+        Page(path, {"product": product})
+    with pytest.raises(ValueError, match=r"does not display the labelled equations \['missing'\]"):
+        Page(path, {"product": product}, unchecked={"goal": "a requirement", "missing": "gone"})
+    with pytest.raises(ValueError, match="labels both checked and unchecked"):
+        Page(path, {"product": product}, unchecked={"goal": "a requirement", "product": "twice"})
+
+
+def test_a_check_needs_an_equation_and_a_rule():
+    with pytest.raises(ValueError, match="sides must be at least two expressions"):
+        Check(a, rule="alone")
+    with pytest.raises(ValueError, match="rule must say in words"):
+        Check(a, a, rule=" ")
