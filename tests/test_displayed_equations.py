@@ -82,7 +82,7 @@ def test_a_page_checks_its_equations_and_says_how_many(tmp_path):
     path = write(tmp_path, ("product", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bc)"), ("goal", "f = g"))
     page = Page(path, {"product": product}, unchecked={"goal": "a requirement"})
     shown = page.check("product")
-    assert page.checked == ["product"] and "multiply out" in shown._repr_markdown_()
+    assert page.checked == ["product"] and r"\text{multiply out}" in shown._repr_latex_()
     assert page.summary() == "1 of the 2 displayed equations of chapter.md are checked as displayed; not checked: goal (a requirement)"
     with pytest.raises(KeyError, match="label must be one of the checked equations"):
         page.check("goal")

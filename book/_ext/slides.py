@@ -81,7 +81,8 @@ def slide_type(cell) -> str:
 
 _ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
 _LABEL_LINE = re.compile(r"^\([\w-]+\)=\s*$", re.M)
-_EQUATION_LABEL = re.compile(r"^\$\$\s*\(([\w-]+)\)\s*$", re.M)
+_EQUATION_LABEL = re.compile(r"^([ \t]*)\$\$[ \t]*\(([\w-]+)\)[ \t]*$", re.M)
+"""The closing `$$ (label)` of a labelled equation, also indented (inside a list item or a directive)."""
 _FENCE = re.compile(r"^(```+|:::+)\{([\w:-]+)\}[ \t]*(.*?)\n(.*?)^\1[ \t]*$", re.M | re.S)
 _OPTION = re.compile(r"^:[\w-]+:.*\n?", re.M)
 
@@ -95,10 +96,23 @@ def _heading_labels(book: Path) -> dict[str, str]:
     return labels
 
 
-def _equation_numbers(notebook) -> dict[str, int]:
-    """Sphinx numbers a page's labelled equations 1, 2, … in order; the slides tag them the same way."""
-    found = re.findall(r"^\$\$\s*\(([\w-]+)\)\s*$", "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown"), re.M)
-    return {label: i for i, label in enumerate(dict.fromkeys(found), start=1)}
+def _equation_numbers(notebook, chapter: int | None = None) -> dict[str, int | str]:
+    """Sphinx numbers a page's labelled equations 1, 2, … in order, prefixed by the chapter's number
+    in a numbered book ("6.1", "6.2", …); the slides tag them the same way."""
+    found = _EQUATION_LABEL.findall("\n".join(c.source for c in notebook.cells if c.cell_type == "markdown"))
+    labels = dict.fromkeys(label for _, label in found)
+    return {label: f"{chapter}.{i}" if chapter else i for i, label in enumerate(labels, start=1)}
+
+
+def _chapter_numbers(root: Path = BOOK.parent) -> dict[str, int]:
+    """'rope_2d' → 6: the number the site gives each chapter of _toc.yml when its chapters are numbered
+    (`options: numbered`), counting from 1 in _toc.yml order; {} when they are not. The root page has none."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    if not {**toc.get("defaults", {}), **toc.get("options", {})}.get("numbered"):
+        return {}
+    return {Path(entry["file"]).name: i for i, entry in enumerate(toc.get("chapters", []), start=1)}
 
 
 def _bib_labels(bib: Path) -> dict[str, str]:
@@ -157,7 +171,7 @@ def myst_to_markdown(text: str, glue: dict, bib: dict, refs: dict | None = None)
     """
     refs = {"equations": {}, "headings": {}, **(refs or {})}
     text = _LABEL_LINE.sub("", text)
-    text = _EQUATION_LABEL.sub(lambda m: f"\\tag{{{refs['equations'].get(m.group(1), '?')}}}\n$$", text)
+    text = _EQUATION_LABEL.sub(lambda m: f"{m.group(1)}\\tag{{{refs['equations'].get(m.group(2), '?')}}}\n{m.group(1)}$$", text)
     text = _FENCE.sub(_directive, text)
     text = _ROLE.sub(lambda m: _role(m, glue, bib, refs), text)
     return text.strip() + "\n"
@@ -166,10 +180,11 @@ def myst_to_markdown(text: str, glue: dict, bib: dict, refs: dict | None = None)
 # ---- the deck ---------------------------------------------------------------------------------
 
 
-def slide_notebook(notebook, glue: dict, bib: dict, headings: dict | None = None):
-    """A copy of an executed chapter with slide types set from the tags and MyST made plain."""
+def slide_notebook(notebook, glue: dict, bib: dict, headings: dict | None = None, chapter: int | None = None):
+    """A copy of an executed chapter with slide types set from the tags and MyST made plain;
+    `chapter`, the chapter's number on the site, prefixes its equation numbers."""
     deck = copy.deepcopy(notebook)
-    refs = {"equations": _equation_numbers(notebook), "headings": headings or {}}
+    refs = {"equations": _equation_numbers(notebook, chapter), "headings": headings or {}}
     for cell in deck.cells:
         kind = slide_type(cell)
         cell.metadata["slideshow"] = {"slide_type": kind}
@@ -209,7 +224,7 @@ def count_slides(html: str) -> int:
 def write_decks(executed: Path, out: Path, reveal: Path | None = None) -> dict[str, int]:
     """Write one deck per tagged chapter into `out` (and reveal.js into out/reveal.js); return slides per deck."""
     out.mkdir(parents=True, exist_ok=True)
-    bib, headings = _bib_labels(BOOK / "references.bib"), _heading_labels(BOOK)
+    bib, headings, numbers = _bib_labels(BOOK / "references.bib"), _heading_labels(BOOK), _chapter_numbers()
     extra = {
         "mathjax_url": MATHJAX_URL,
         "figure_script": (STATIC / "interactive_figures.js").read_text(),
@@ -222,7 +237,7 @@ def write_decks(executed: Path, out: Path, reveal: Path | None = None) -> dict[s
         glue = json.loads(glue_file.read_text()) if glue_file.is_file() else {}
         title = next((line[2:].strip() for c in notebook.cells if c.cell_type == "markdown" for line in c.source.splitlines() if line.startswith("# ")), path.stem)
         html, _ = exporter.from_notebook_node(
-            slide_notebook(notebook, glue, bib, headings), resources={"metadata": {"name": title}, "rope": extra}
+            slide_notebook(notebook, glue, bib, headings, numbers.get(path.stem)), resources={"metadata": {"name": title}, "rope": extra}
         )
         (out / f"{path.stem}.slides.html").write_text(html)
         counts[path.stem] = count_slides(html)

@@ -239,23 +239,24 @@ class CheckedEquation:
         names = {s: spelled.get(s.name, _greek(s.name)) for s in getattr(expr, "free_symbols", set())}
         return sp.latex(expr, symbol_names={s: name for s, name in names.items() if name is not None})
 
-    def _repr_markdown_(self) -> str:
-        """The sides one under the other (narrow enough for a phone), then the rule in words."""
+    def _repr_latex_(self) -> str:
+        """The sides one under the other (narrow enough for a phone), the line marked (sympy) being sympy's own
+        working of the first; then the rule, in words."""
         worked = self._latex(self.worked)
         lines = [self._latex(self.shown[0])]
         if len(worked) <= WORKED_LATEX_CHARS:
             lines.append(rf"{worked} \quad \text{{(sympy)}}")
         lines += [self._latex(side) for side in self.shown[1:]]
         body = r" \\ &= ".join(lines)
-        said = (
-            "the line marked (sympy) is what sympy makes of the first"
-            if len(worked) <= WORKED_LATEX_CHARS
-            else "sympy multiplied out the first and found the others equal to it"
-        )
-        return f"$$\n\\begin{{aligned}} &{body} \\end{{aligned}}\n$$\n\n*{self.rule}*. The sides as sympy read them off the page; {said}.\n"
+        return rf"$$\begin{{aligned}} &{body} \\ &\text{{{_latex_text(self.rule)}}} \end{{aligned}}$$"
 
     def __repr__(self) -> str:
         return f"{self.label}: " + " = ".join(map(str, [self.shown[0], self.worked, *self.shown[1:]])) + f"   ({self.rule})"
+
+
+def _latex_text(words: str) -> str:
+    """Words for \\text{…}: the characters LaTeX treats specially are escaped."""
+    return re.sub(r"([#$%&_{}])", r"\\\1", words)
 
 
 WORKED_LATEX_CHARS = 160

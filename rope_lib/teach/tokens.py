@@ -104,12 +104,22 @@ def attention_outputs(weights: np.ndarray, v: np.ndarray) -> np.ndarray:
     return weights @ v  # (N, d_v)
 
 
-def self_attention(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def causal_visibility(n_tokens: int) -> np.ndarray:
+    """(N, N) booleans, True where query m may see key n, that is n ≤ m (the lower triangle)."""
+    n_tokens = require_positive_int(n_tokens, "n_tokens")
+    return np.tril(np.ones((n_tokens, n_tokens), dtype=bool))
+
+
+def self_attention(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray, *, causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """One head with no position information: q_m = W_q x_m, k_n = W_k x_n, v_n = W_v x_n.
 
     x (N, d) → (outputs (N, d_v), weights (N, N)). Nothing here knows where a
     token sits, which is the point of chapter "Tokens and attention".
+    causal=True: query m weighs only the keys n ≤ m (a decoder's mask), so the
+    outputs depend on the order; the score of a visible pair is still (W_q x_m)·(W_k x_n).
     """
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal must be True or False, got {causal!r}")
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 2:
         raise ValueError(f"x must have shape (N, d), got {x.ndim} dimensions {x.shape}")
@@ -117,7 +127,10 @@ def self_attention(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndar
         if np.ndim(w) != 2 or np.shape(w)[1] != x.shape[1]:
             raise ValueError(f"{name} must have shape (d_out, {x.shape[1]}), got {np.shape(w)}")
     q, k, v = x @ np.asarray(w_q).T, x @ np.asarray(w_k).T, x @ np.asarray(w_v).T  # (N, d_k), (N, d_k), (N, d_v)
-    weights = softmax(attention_scores(q, k))  # (N, N)
+    scores = attention_scores(q, k)  # (N, N)
+    if causal:
+        scores = np.where(causal_visibility(len(x)), scores, -np.inf)  # the diagonal is always seen
+    weights = softmax(scores)
     return attention_outputs(weights, v), weights
 
 

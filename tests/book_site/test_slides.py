@@ -74,10 +74,41 @@ def test_equations_are_numbered_as_the_page_numbers_them():
     notebook = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("$$\na\n$$ (first)\n\n$$\nb\n$$"),
         nbformat.v4.new_code_cell("x = 1"),
-        nbformat.v4.new_markdown_cell("$$\nc\n$$ (second)"),
+        nbformat.v4.new_markdown_cell("$$\nc\n$$ (second)\n\n1. In a list item:\n\n   $$\n   e\n   $$ (indented)"),
     ])
-    assert slides._equation_numbers(notebook) == {"first": 1, "second": 2}
+    assert slides._equation_numbers(notebook) == {"first": 1, "second": 2, "indented": 3}
+    assert slides._equation_numbers(notebook, 6) == {"first": "6.1", "second": "6.2", "indented": "6.3"}  # per chapter, as the site
+    tagged = slides.myst_to_markdown("1. Item:\n\n   $$\n   e\n   $$ (indented)\n", {}, {}, {"equations": {"indented": "6.3"}})
+    assert "   $$\n   e\n   \\tag{6.3}\n   $$" in tagged
     assert slides._heading_labels(ROOT / "book")["ch-rope-nd"] == "RoPE in d dimensions"
+
+
+def test_chapter_numbers_follow_the_numbered_toc():
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    numbers = slides._chapter_numbers()
+    assert toc["options"]["numbered"], "chapters are numbered, so equations are numbered per chapter"
+    assert list(numbers) == [entry["file"].split("/")[-1] for entry in toc["chapters"]]
+    assert list(numbers.values()) == list(range(1, len(toc["chapters"]) + 1))
+    assert "intro" not in numbers  # the root page has no number
+
+
+@pytest.mark.slow
+def test_deck_equation_numbers_are_the_sites(built_book):
+    """Every labelled equation of a chapter carries on its slide the number the site gives it, e.g. (6.3)."""
+    result, html = built_book
+    if result.returncode != 0:
+        pytest.fail("the book did not build; see test_book_builds_with_zero_warnings")
+    numbers = slides._chapter_numbers()
+    for chapter in slide_chapters():
+        name = chapter.split("/")[-1]
+        page = (html / f"{chapter}.html").read_text()
+        site = dict(re.findall(r'id="equation-([\w-]+)">\s*<span class="eqno">\(([\d.]+)\)', page))
+        notebook = nbformat.read(html.parent / "jupyter_execute" / f"{chapter}.ipynb", 4)
+        deck = {label: str(n) for label, n in slides._equation_numbers(notebook, numbers.get(name)).items()}
+        assert deck == site, f"{chapter}: slides {deck}, site {site}"
+        assert all(n.startswith(f"{numbers[name]}.") for n in site.values())
 
 
 def test_every_lecture_chapter_tags_its_slides():
