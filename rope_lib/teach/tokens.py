@@ -1,6 +1,6 @@
 """Tokens, embeddings and single-head attention without positions, chapter "Tokens and attention".
 
-A sentence becomes tokens w_1 … w_N (the sequence S_N), each token an embedding
+A sentence becomes tokens w_0 … w_{N−1} (the sequence S_N, positions counted from 0), each token an embedding
 x_i from a seeded table (the matrix E_N), and attention turns them into outputs
 o_m = Σ_n a_{m,n} v_n (RoFormer eqs. 1–2 with f_q(x_m, m) = W_q x_m: no position
 enters). Everything is float64 numpy and deterministic, so the chapter can show
@@ -20,7 +20,7 @@ TOKEN_PATTERN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
 
 
 def tokenize(text: str) -> list[str]:
-    """w_1 … w_N: the lower-cased words and punctuation marks of `text`, in order.
+    """w_0 … w_{N−1}: the lower-cased words and punctuation marks of `text`, in order.
 
     Deliberately tiny and deterministic (no downloads): real models use learned
     sub-word vocabularies, but attention only ever sees the resulting list.
@@ -63,7 +63,7 @@ def embedding_table(vocab_size: int, d: int, seed: int = 0) -> np.ndarray:
 
 
 def embed(ids, table: np.ndarray) -> np.ndarray:
-    """E_N: the embeddings x_1 … x_N of the tokens as rows, (N,) ids → (N, d)."""
+    """E_N: the embeddings x_0 … x_{N−1} of the tokens as rows, (N,) ids → (N, d)."""
     ids = np.asarray(ids)
     if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
         raise TypeError(f"ids must be a 1-D array of integer token ids, got dtype {ids.dtype} and shape {ids.shape}")
