@@ -1,0 +1,120 @@
+"""Chapter "RoPE in d dimensions": the block-diagonal rotary matrix, its elementwise form and the Abel summation.
+
+Each entry of CHECKS gives one displayed equation's sides as the page shows them. The page states
+RoPE for any even d; sympy checks a small case with a symbol for every entry, and each rule says
+which: d = 4 (pairs 0 and 1, frequencies θ_0, θ_1) for the matrices, d = 6 (three pairs) for the
+Abel summation. Pairs are counted from 0, as in `rope_lib`: pair i is (x_{2i}, x_{2i+1}).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..displayed_equations import Check
+from ..symbolic import rotation_matrix
+
+CHAPTER = "rope_nd.md"
+
+M, N = sp.symbols("m n", real=True)  # the positions of the query and the key
+THETA = sp.IndexedBase("theta", real=True)  # the frequencies θ_i, any real numbers, in a sum over i
+THETAS = sp.symbols("theta_0 theta_1", real=True)  # θ_0, θ_1 as the page writes them for d = 4
+H = sp.IndexedBase("h")  # the complex products h_i of the pairs of q and k
+X = sp.Matrix(sp.symbols("x_0:4", real=True))  # a vector of dimension 4
+I_SUM = sp.Symbol("i")  # the summation index as sympy's parser writes it (a sum binds a plain symbol)
+L_SUM = sp.Symbol("l", integer=True, nonnegative=True)  # the index inside a partial sum S_j
+D_MATRICES = 4
+"""The dimension at which the matrix identities are checked: two pairs."""
+PAIRS_ABEL = 3
+"""The number of pairs d/2 at which the Abel summation is checked: d = 6."""
+
+
+def _rotary(position) -> sp.Matrix:
+    """R^4_{Θ,position}: the 2×2 rotations R(position·θ_0), R(position·θ_1) on the diagonal (eq. ropend-matrix, d = 4)."""
+    return sp.diag(*[rotation_matrix(position * THETAS[i]) for i in range(D_MATRICES // 2)])
+
+
+def _compose() -> Check:
+    product = _rotary(M).T * _rotary(N)
+    return Check(
+        product,
+        product,
+        _rotary(N - M),
+        rule="d = 4, symbolic θ_0, θ_1: each transposed block is R(−mθ_i); the blocks multiply block by block, and the angles add",
+        names={r"(R^4_{\Theta,m})^\top R^4_{\Theta,n}": product},
+    )
+
+
+def _elementwise_4() -> Check:
+    rotated = _rotary(M) * X
+    return Check(
+        rotated,
+        rotated,
+        sp.Matrix(
+            [
+                X[0] * sp.cos(M * THETAS[0]) - X[1] * sp.sin(M * THETAS[0]),
+                X[1] * sp.cos(M * THETAS[0]) + X[0] * sp.sin(M * THETAS[0]),
+                X[2] * sp.cos(M * THETAS[1]) - X[3] * sp.sin(M * THETAS[1]),
+                X[3] * sp.cos(M * THETAS[1]) + X[2] * sp.sin(M * THETAS[1]),
+            ]
+        ),
+        rule="d = 4, symbolic x_j and θ_i: the matrix multiplied out row by row, its zeros dropped",
+        names={r"R^4_{\Theta,m}\mathbf{x}": rotated},
+    )
+
+
+def _turning(j):
+    """e^{i(m−n)θ_j}: the factor of pair j in the score."""
+    return sp.exp(sp.I * (M - N) * THETA[j])
+
+
+def _partial_sum(j):
+    """S_j = Σ_{l=0}^{j−1} e^{i(m−n)θ_l}, for j a number or an expression in the summation index."""
+    return sp.Sum(_turning(L_SUM), (L_SUM, 0, j - 1))
+
+
+def _h(j):
+    """h_j, with h_{d/2} = 0."""
+    return sp.Piecewise((H[j], j < PAIRS_ABEL), (0, True))
+
+
+def _abel() -> Check:
+    pairs = range(PAIRS_ABEL)
+    s = [sum((_turning(l) for l in range(j)), sp.Integer(0)) for j in range(PAIRS_ABEL + 1)]  # S_0 … S_{d/2}
+    h = [H[i] for i in pairs] + [sp.Integer(0)]  # h_0 … h_{d/2}, the last one 0
+    return Check(
+        sum(h[i] * _turning(i) for i in pairs),
+        sum((s[i + 1] - s[i]) * h[i] for i in pairs),
+        -sum((h[i + 1] - h[i]) * s[i + 1] for i in pairs),
+        rule=f"d = {2 * PAIRS_ABEL}, symbolic h_i and θ_i: each factor is S_(i+1) − S_i; regroup by S_j, with S_0 = 0 and h_{PAIRS_ABEL} = 0",
+        names={
+            "h_i": H[I_SUM],
+            "h_{i+1}": _h(I_SUM + 1),
+            "S_i": _partial_sum(I_SUM),
+            "S_{i+1}": _partial_sum(I_SUM + 1),
+            r"\theta_i": THETA[I_SUM],
+            "d/2": sp.Integer(PAIRS_ABEL),
+        },
+    )
+
+
+CHECKS = {
+    "ropend-compose": _compose,
+    "ropend-elementwise-4": _elementwise_4,
+    "ropend-abel": _abel,
+}
+"""Every displayed identity of the chapter that sympy checks as displayed, by its label."""
+
+UNCHECKED = {
+    "ropend-f": "the definition of RoPE's query and key (RoFormer eq. 14)",
+    "ropend-matrix": "the definition of the rotary matrix, for general d (with ⋱); its d = 4 instance is written out in "
+    "eqs. ropend-compose and ropend-elementwise-4",
+    "ropend-theta": "the definition of the frequencies (RoFormer eq. 15, re-indexed from 0)",
+    "ropend-relative": "general d, with transposes of matrix products, which the parser does not read: its one step beyond "
+    "(AB)^⊤ = B^⊤A^⊤ is eq. ropend-compose, checked for d = 4; the whole equation is checked numerically for d = 64",
+    "ropend-elementwise": "general d, with ⋮ and the elementwise product ⊗: checked for d = 4 as eq. ropend-elementwise-4, "
+    "and numerically for d = 128 against the matrix form",
+    "ropend-sum": "a real part Re[·], which sympy's LaTeX parser does not read: it is the 2D result of chapter "
+    "“RoPE in two dimensions” pair by pair, checked numerically for d = 128",
+    "ropend-bound": "an inequality (the triangle inequality applied to eq. ropend-abel); checked numerically at 601 distances",
+}
+"""The displayed equations that define, bound, or are stated for general d, and why each is not parsed."""

@@ -1,0 +1,108 @@
+"""Chapter "Absolute sinusoidal encoding": the identities of the Transformer's table of sines and cosines.
+
+Each entry of CHECKS gives one displayed equation's sides as the page shows them. Where the page writes
+a sum over the d/2 pairs, the check takes d = 4 (two pairs) and says so; where it writes the bilinear
+forms x^⊤A y of the attention score, the check takes d = 2 with every entry a symbol.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..displayed_equations import Check
+from ..symbolic import rotation_matrix
+
+CHAPTER = "sinusoidal_encoding.md"
+
+M, N, K = sp.symbols("m n k", real=True)  # positions and a shift
+OMEGA = sp.Symbol("omega_t", positive=True)  # the frequency ω_t of one pair
+T = sp.Symbol("t", integer=True, nonnegative=True)  # a pair index
+D = sp.Symbol("d", positive=True, even=True)  # the dimension
+T_SUM = sp.Symbol("t")  # the summation index as sympy's parser writes it (a sum binds a plain symbol)
+D_SMALL = 4
+"""The dimension at which a sum over the pairs is checked: d = 4, pairs t = 0 and 1."""
+
+
+def _frequency(t, d=D):
+    """ω_t = 10000^(−2t/d) (eq. sin-encoding)."""
+    return sp.Integer(10000) ** (-2 * t / sp.sympify(d))
+
+
+def _wavelength(t):
+    """λ_t = 2π/ω_t: the positions pair t takes to come back to the same values."""
+    return 2 * sp.pi / _frequency(t)
+
+
+def _pair(position) -> sp.Matrix:
+    """(p_{i,2t}, p_{i,2t+1}) = (sin iω_t, cos iω_t) at position i (eq. sin-encoding)."""
+    return sp.Matrix([sp.sin(position * OMEGA), sp.cos(position * OMEGA)])
+
+
+def _wavelengths() -> Check:
+    return Check(
+        _wavelength(T + 1) / _wavelength(T),
+        sp.Integer(10000) ** (2 / D),
+        rule="λ_t = 2π/ω_t with ω_t of eq. sin-encoding: 2π cancels, and the exponents subtract",
+    )
+
+
+def _shift() -> Check:
+    step = sp.Matrix([[sp.cos(K * OMEGA), sp.sin(K * OMEGA)], [-sp.sin(K * OMEGA), sp.cos(K * OMEGA)]])
+    return Check(
+        _pair(M + K),
+        step * _pair(M),
+        rotation_matrix(-K * OMEGA) * _pair(M),
+        rule="the addition formulas of sin and cos at mω_t + kω_t; the matrix is R(α) at α = −kω_t, as cos is even and sin odd",
+        names={r"R(-k\,\omega_t)": rotation_matrix(-K * OMEGA)},
+    )
+
+
+def _dot() -> Check:
+    frequencies = [_frequency(t, D_SMALL) for t in range(D_SMALL // 2)]
+    by_coordinates = sum(sp.sin(M * w) * sp.sin(N * w) + sp.cos(M * w) * sp.cos(N * w) for w in frequencies)
+    return Check(
+        by_coordinates,
+        sum(sp.cos((M - N) * w) for w in frequencies),
+        rule=f"d = {D_SMALL}, pairs t = 0, 1: each pair adds sin mω_t sin nω_t + cos mω_t cos nω_t, which is cos((m − n)ω_t)",
+        names={r"\mathbf{p}_m^\top \mathbf{p}_n": by_coordinates, r"\omega_t": _frequency(T_SUM, D_SMALL), "d/2": sp.Integer(D_SMALL // 2)},
+    )
+
+
+def _vector(name: str) -> sp.Matrix:
+    return sp.Matrix(sp.symbols(f"{name}_1 {name}_2", real=True))
+
+
+def _four_terms() -> Check:
+    x_m, x_n, p_m, p_n = _vector("x_m"), _vector("x_n"), _vector("p_m"), _vector("p_n")
+    w_q = sp.Matrix(2, 2, sp.symbols("w_q11 w_q12 w_q21 w_q22", real=True))
+    w_k = sp.Matrix(2, 2, sp.symbols("w_k11 w_k12 w_k21 w_k22", real=True))
+    a = w_q.T * w_k
+    form = lambda u, v: (u.T * a * v)[0]  # noqa: E731  u^⊤ A v
+    score = (w_q * (x_m + p_m)).dot(w_k * (x_n + p_n))  # q_m^⊤ k_n with eq. sin-additive
+    return Check(
+        score,
+        form(x_m, x_n) + form(x_m, p_n) + form(p_m, x_n) + form(p_m, p_n),
+        rule="d = 2, a symbol for every entry: q_m = W_q(x_m + p_m), k_n = W_k(x_n + p_n) and A = W_q^⊤W_k, multiplied out",
+        names={
+            r"\mathbf{q}_m^\top \mathbf{k}_n": score,
+            r"\mathbf{x}_m^\top A\,\mathbf{x}_n": form(x_m, x_n),
+            r"\mathbf{x}_m^\top A\,\mathbf{p}_n": form(x_m, p_n),
+            r"\mathbf{p}_m^\top A\,\mathbf{x}_n": form(p_m, x_n),
+            r"\mathbf{p}_m^\top A\,\mathbf{p}_n": form(p_m, p_n),
+        },
+    )
+
+
+CHECKS = {
+    "sin-wavelengths": _wavelengths,
+    "sin-shift": _shift,
+    "sin-dot": _dot,
+    "sin-four-terms": _four_terms,
+}
+"""Every displayed identity of the chapter, by its label."""
+
+UNCHECKED = {
+    "sin-additive": "the definition of the additive encoding, f_t(x_i, i) = W_t(x_i + p_i)",
+    "sin-encoding": "the definition of the table of sines and cosines and of its frequencies ω_t",
+}
+"""The displayed equations that define rather than state an identity."""
