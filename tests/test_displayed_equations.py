@@ -110,3 +110,8 @@ def test_a_check_needs_an_equation_and_a_rule():
         Check(a, rule="alone")
     with pytest.raises(ValueError, match="rule must say in words"):
         Check(a, a, rule=" ")
+
+
+def test_a_rule_is_plain_text():
+    with pytest.raises(ValueError, match=r"rule is shown as plain text.*write exp\(iθ\), not e\^\{iθ\}"):
+        Check(a, a, rule="e^{iθ} turns")

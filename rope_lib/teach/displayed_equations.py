@@ -228,6 +228,10 @@ def assert_displayed(latex: str, sides: Sequence, *, what: str, names: Mapping[s
     return parsed
 
 
+RULE_FORBIDS = "{}\\$"
+"""Characters a rule may not hold: it is set as plain text, where LaTeX's groups and commands would show as typed."""
+
+
 class Check:
     """One displayed equation as a derivation checks it.
 
@@ -241,6 +245,8 @@ class Check:
             raise ValueError(f"sides must be at least two expressions (an equation), got {len(sides)}")
         if not isinstance(rule, str) or not rule.strip():
             raise ValueError(f"rule must say in words how each side follows from the one before, got {rule!r}")
+        if found := set(rule) & set(RULE_FORBIDS):
+            raise ValueError(f"rule is shown as plain text, so it must not use LaTeX's {''.join(sorted(found))}: write exp(iθ), not e^{{iθ}}; got {rule!r}")
         self.sides, self.rule, self.names = tuple(sides), rule, dict(names or {})
 
 
@@ -259,11 +265,11 @@ class CheckedEquation:
     def _repr_latex_(self) -> str:
         """The sides one under the other (narrow enough for a phone), the line marked (sympy) being sympy's own
         working of the first; then the rule, in words."""
-        worked = self._latex(self.worked)
+        worked, rest = self._latex(self.worked), [self._latex(side) for side in self.shown[1:]]
         lines = [self._latex(self.shown[0])]
-        if len(worked) <= WORKED_LATEX_CHARS:
+        if len(worked) <= WORKED_LATEX_CHARS and worked not in rest:  # no line twice
             lines.append(rf"{worked} \quad \text{{(sympy)}}")
-        lines += [self._latex(side) for side in self.shown[1:]]
+        lines += rest
         body = r" \\ &= ".join(lines)
         return rf"$$\begin{{aligned}} &{body} \\ &\text{{{_latex_text(self.rule)}}} \end{{aligned}}$$"
 
@@ -272,8 +278,8 @@ class CheckedEquation:
 
 
 def _latex_text(words: str) -> str:
-    """Words for \\text{…}: the characters LaTeX treats specially are escaped."""
-    return re.sub(r"([#$%&_{}])", r"\\\1", words)
+    """Words for \\text{…}: the characters LaTeX treats specially (a rule holds none of RULE_FORBIDS) escaped."""
+    return re.sub(r"([#%&])", r"\\\1", words)
 
 
 WORKED_LATEX_CHARS = 160

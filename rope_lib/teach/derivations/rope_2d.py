@@ -56,7 +56,7 @@ def polar_product() -> Check:
     return Check(
         RQ_M * sp.exp(sp.I * PHI_Q) * sp.conjugate(RK_N * sp.exp(sp.I * PHI_K)),
         RQ_M * RK_N * sp.exp(sp.I * (PHI_Q - PHI_K)),
-        rule="the conjugate of e^{iΘ} is e^{−iΘ}, and exponents add",
+        rule="the conjugate of exp(iΘ) is exp(−iΘ), and exponents add",
     )
 
 
@@ -72,7 +72,7 @@ def assembled_query() -> Check:
     return Check(
         R_Q * sp.exp(sp.I * (THETA_Q + M * THETA)),
         (R_Q * sp.exp(sp.I * THETA_Q)) * sp.exp(sp.I * M * THETA),
-        rule="e^{i(α+β)} = e^{iα} e^{iβ}",
+        rule="exp(i(α + β)) = exp(iα) exp(iβ)",
     )
 
 
@@ -135,7 +135,7 @@ def query_times_conjugate() -> Check:
 def g_real() -> Check:
     g = sp.re(((Q1 * K1 + Q2 * K2) + sp.I * (Q2 * K1 - Q1 * K2)) * sp.exp(sp.I * (M - N) * THETA))  # from the previous step
     return Check(
-        g, _relative_form(), rule="the product rule with e^{i(m−n)θ}, keeping the real part", names={r"g(\mathbf{x}_m, \mathbf{x}_n, m-n)": g}
+        g, _relative_form(), rule="the product rule with exp(i(m − n)θ), keeping the real part", names={r"g(\mathbf{x}_m, \mathbf{x}_n, m-n)": g}
     )
 
 
@@ -147,7 +147,7 @@ def inner_product() -> Check:
 
 def group_terms() -> Check:
     return Check(
-        _inner_product_written_out(), _grouped(), rule="multiply out, collect the four products q_a k_b", names={INNER: _inner_product_written_out()}
+        _inner_product_written_out(), _grouped(), rule="multiply out and collect the four products of a q and a k", names={INNER: _inner_product_written_out()}
     )
 
 
