@@ -23,7 +23,6 @@ import torch
 from torch import nn
 
 from .checks import (
-    as_positions,
     compute_dtype,
     require_base,
     require_bool,
@@ -34,6 +33,7 @@ from .checks import (
     require_non_negative_int,
     require_positive_int,
     require_rotary_dim,
+    require_token_positions,
 )
 from .frequencies import DEFAULT_BASE
 from .kv_cache import KVCache
@@ -201,10 +201,7 @@ class Attention(nn.Module):
         property is about. Dynamic NTK takes its frequencies for the length max(positions) + 1.
         """
         self._check_input(x)
-        batch, seq, _ = x.shape
-        pos = as_positions(positions, device=x.device)
-        if pos.shape not in ((seq,), (batch, seq)):
-            raise ValueError(f"positions must have shape (T,) = ({seq},) or (B, T) = ({batch}, {seq}), got {tuple(pos.shape)}")
+        pos = require_token_positions(positions, *x.shape[:2], x.device)
         if pos.numel() and int(pos.min()) < 0:
             raise ValueError(f"positions must be non-negative, got {int(pos.min())}")
         q, k, _ = self._project(x)

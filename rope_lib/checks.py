@@ -262,6 +262,14 @@ def as_positions(positions, device: torch.device | None = None, name: str = "pos
     raise TypeError(f"{name} must be an integer tensor, a range or a list of ints, got {type(positions).__name__}")
 
 
+def require_token_positions(positions, batch: int, seq: int, device: torch.device) -> torch.Tensor:
+    """The positions of the T = seq tokens of a batch of B = batch sequences: integers of shape (T,) or (B, T) on `device`."""
+    pos = as_positions(positions, device=device)
+    if pos.shape not in ((seq,), (batch, seq)):
+        raise ValueError(f"positions must have shape (T,) = ({seq},) or (B, T) = ({batch}, {seq}), got {tuple(pos.shape)}")
+    return pos
+
+
 def _flatten(items):
     for item in items:
         if isinstance(item, (list, tuple)):

@@ -31,6 +31,7 @@ from .checks import (
     require_positive_int,
     require_rotary_dim,
     require_rotary_inputs,
+    require_token_positions,
 )
 from .frequencies import DEFAULT_BASE
 
@@ -123,10 +124,7 @@ def apply_rope(
     same rotation in one pass into a buffer, or in place.
     """
     require_bthd(x, "x")
-    pos = as_positions(positions, device=x.device)
-    batch, seq = x.shape[:2]
-    if pos.shape not in ((seq,), (batch, seq)):
-        raise ValueError(f"positions must have shape (T,) = ({seq},) or (B, T) = ({batch}, {seq}), got {tuple(pos.shape)}")
+    pos = require_token_positions(positions, *x.shape[:2], x.device)
     rot = require_rotary_dim(rotary_dim, x.shape[-1])
     cos, sin = rope_cos_sin(pos, rot, theta=theta, dtype=compute_dtype(x.dtype), inv_freq=inv_freq, attention_factor=attention_factor)
     return rotate_pairs(x, cos, sin, layout=layout, rotary_dim=rotary_dim)

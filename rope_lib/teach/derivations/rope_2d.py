@@ -10,7 +10,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..displayed_equations import Check
-from ..symbolic import as_complex, rope_2d
+from ..symbolic import as_complex, rope_2d, rotation_matrix
 
 CHAPTER = "rope_2d.md"
 
@@ -29,10 +29,6 @@ INNER = r"\langle f_q, f_k\rangle"
 
 def _rotated_query():
     return (Q1 * sp.cos(M * THETA) - Q2 * sp.sin(M * THETA)) + sp.I * (Q2 * sp.cos(M * THETA) + Q1 * sp.sin(M * THETA))
-
-
-def _rotation(angle) -> sp.Matrix:
-    return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
 
 
 def _inner_product_written_out():
@@ -106,7 +102,7 @@ def query_rotation() -> Check:
     rotated = _rotated_query()  # the previous step's result, read as (real part, imaginary part)
     return Check(
         sp.Matrix([sp.re(rotated), sp.im(rotated)]),
-        _rotation(M * THETA) * _R.q,
+        rotation_matrix(M * THETA) * _R.q,
         rule="the real and imaginary parts of the previous result, written as a matrix times (q₁, q₂)",
         names={r"f_q(\mathbf{x}_m, m)": sp.Matrix([sp.re(rotated), sp.im(rotated)])},
     )
@@ -116,7 +112,7 @@ def key_rotation() -> Check:
     rotated = sp.expand_complex(as_complex(_R.k) * sp.exp(sp.I * N * THETA))
     return Check(
         sp.Matrix([sp.re(rotated), sp.im(rotated)]),
-        _rotation(N * THETA) * _R.k,
+        rotation_matrix(N * THETA) * _R.k,
         rule="the query's steps with k and n in place of q and m",
         names={r"f_k(\mathbf{x}_n, n)": sp.Matrix([sp.re(rotated), sp.im(rotated)])},
     )
@@ -140,8 +136,8 @@ def g_real() -> Check:
 
 
 def inner_product() -> Check:
-    f_q = _rotation(M * THETA) * _R.q  # the two rotated vectors of the previous steps
-    f_k = _rotation(N * THETA) * _R.k
+    f_q = rotation_matrix(M * THETA) * _R.q  # the two rotated vectors of the previous steps
+    f_k = rotation_matrix(N * THETA) * _R.k
     return Check(f_q.dot(f_k), _inner_product_written_out(), rule="coordinate by coordinate", names={INNER: f_q.dot(f_k)})
 
 
