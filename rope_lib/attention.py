@@ -118,20 +118,25 @@ class Attention(nn.Module):
         factor = 1.0 if self.scaling is None else self.scaling.attention_factor
         return rope_cos_sin(positions, self.rotary_dim, theta=self.theta, dtype=dtype, inv_freq=freqs, attention_factor=factor)
 
-    def rope_tables(self, positions: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """cos and sin, each positions.shape + (rotary_dim/2,), for tokens at `positions` of a sequence
-        seq_len long: the one place the block chooses its tables.
+    def rope_tables(self, positions: range | torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos and sin, each (len(positions), rotary_dim/2) or positions.shape + (rotary_dim/2,), for tokens at
+        `positions` of a sequence seq_len long: the one place the block chooses its tables.
 
+        positions: a range (a forward pass's consecutive tokens: rows of the precomputed table are sliced,
+        with no copy and no device synchronisation) or an integer tensor (any positions, rows gathered).
         Dynamic NTK past the trained length recomputes the frequencies for seq_len (as Hugging Face
-        does; the keys already cached keep the rotation they were stored with). Otherwise the rows
-        come from the table precomputed for positions 0 … max_seq_len − 1, or are computed the same
-        way for positions past it.
+        does; the keys already cached keep the rotation they were stored with). Positions past the
+        precomputed table are computed the same way as its rows.
         """
-        if self.scaling is not None and self.scaling.is_dynamic and seq_len > self.scaling.original_max_len:
-            return self._compute_tables(positions, self.scaling.frequencies(self.rotary_dim, self.theta, seq_len), self.rope_cos.dtype)
-        if positions.numel() and 0 <= int(positions.min()) and int(positions.max()) < self.max_seq_len:
+        dynamic = self.scaling is not None and self.scaling.is_dynamic and seq_len > self.scaling.original_max_len
+        if isinstance(positions, range):
+            if not dynamic and positions.stop <= self.max_seq_len:
+                return self.rope_cos[positions.start : positions.stop], self.rope_sin[positions.start : positions.stop]
+            positions = torch.arange(positions.start, positions.stop, device=self.rope_cos.device)
+        elif not dynamic and positions.numel() and 0 <= int(positions.min()) and int(positions.max()) < self.max_seq_len:
             return self.rope_cos[positions], self.rope_sin[positions]
-        return self._compute_tables(positions, self.freqs, self.rope_cos.dtype)
+        freqs = self.scaling.frequencies(self.rotary_dim, self.theta, seq_len) if dynamic else self.freqs
+        return self._compute_tables(positions, freqs, self.rope_cos.dtype)
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """q (B, T, H, D) and k (B, T, Hkv, D) turned to their positions (RoFormer eq. 34)."""
@@ -182,7 +187,7 @@ class Attention(nn.Module):
             raise ValueError(f"x has batch size {batch}, more than max_batch_size={self.max_batch_size}")
 
         q, k, v = self._project(x)
-        cos, sin = self.rope_tables(torch.arange(start_pos, end, device=x.device), seq_len=end)  # (T, rotary_dim/2)
+        cos, sin = self.rope_tables(range(start_pos, end), seq_len=end)  # (T, rotary_dim/2)
         q, k = self.rotate(q, k, cos, sin)
         if use_cache:
             k, v = self.cache.update(start_pos, k, v)  # (B, start_pos + T, Hkv, D)
