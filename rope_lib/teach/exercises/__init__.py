@@ -1,0 +1,41 @@
+"""Auto-checks for the book's coding exercises: pass your function, get a pass or a hint.
+
+Each `check_…` runs the student's function on fixed inputs and on a few fresh ones drawn anew on every call (so that
+no table of the tested inputs passes), compares the result with rope_lib's reference and reports the first property
+that fails, for which input (a fresh one so that it can be rebuilt), and, when the answer matches a mistake people
+often make, which one. It never shows the solution. A wrong answer (one that raises, returns None or returns something
+unreadable) is reported, never raised, and so is None in place of the function; only something else that is not
+callable raises TypeError. The result prints itself and is truthy when the answer passes, so a solution cell can
+`assert check_…(my_function)`.
+
+The shared machinery is in `checking`; the checks of each chapter are in the module named after the chapter's file
+(`rope_at_a_glance` for book/rope_at_a_glance.md, …).
+"""
+
+from .checking import CheckResult
+from .rope_at_a_glance import check_rope_pairs
+from .tokens_and_attention import check_attention_by_hand
+from .sinusoidal_encoding import check_walk_encoding
+from .complex_numbers import check_terms_needed
+from .rotation_matrices import check_rotate
+from .rope_2d import check_score_complex
+from .rope_nd import check_first_below_half
+from .llama_implementation import check_rope_half
+from .implementations_and_speed import check_bf16_position_error
+from .longer_contexts import check_rotate_cache
+from .why_rope_works import check_b_m
+
+__all__ = [
+    "CheckResult",
+    "check_rope_pairs",
+    "check_attention_by_hand",
+    "check_walk_encoding",
+    "check_terms_needed",
+    "check_rotate",
+    "check_score_complex",
+    "check_first_below_half",
+    "check_rope_half",
+    "check_bf16_position_error",
+    "check_rotate_cache",
+    "check_b_m",
+]

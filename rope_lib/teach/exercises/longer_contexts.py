@@ -1,0 +1,72 @@
+"""The auto-checks of the exercises in the chapter "Longer contexts" (book/longer_contexts.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ...frequencies import DEFAULT_BASE
+from ...rope import apply_rope
+from ...scaling import dynamic_ntk_inv_freq, ntk_inv_freq, position_interpolation_inv_freq
+from .checking import CheckResult, Hint, answer_tensor, call_student, diagnose, fresh_heads, fresh_rng, run_check
+
+
+def _fresh_rule(fresh: np.random.Generator, d: int, length: int) -> tuple[np.ndarray, str]:
+    """Fresh frequencies of a random context-extension rule for head size d and sequence length `length`, and their code."""
+    s = float(fresh.choice([2.0, 4.0, 8.0, 16.0]))
+    rule = int(fresh.integers(3))
+    if rule == 0:
+        return ntk_inv_freq(d, DEFAULT_BASE, s), f"rope_lib.ntk_inv_freq({d}, {DEFAULT_BASE}, {s})"
+    if rule == 1:
+        return position_interpolation_inv_freq(d, DEFAULT_BASE, s), f"rope_lib.position_interpolation_inv_freq({d}, {DEFAULT_BASE}, {s})"
+    return (dynamic_ntk_inv_freq(d, DEFAULT_BASE, s, seq_len=length, original_max_len=16),
+            f"rope_lib.dynamic_ntk_inv_freq({d}, {DEFAULT_BASE}, {s}, seq_len={length}, original_max_len=16)")
+
+
+def check_rotate_cache(rotate_cache) -> CheckResult:
+    """Exercise lc-ex-fix-cache: `rotate_cache(keys, start, freqs)` rotates unrotated keys (B, T, H, D), which sit at
+    positions start … start+T−1, with the frequencies freqs (d/2 of them) in the interleaved layout."""
+
+    def body(fn):
+        gen, fresh = torch.Generator().manual_seed(6), fresh_rng()
+        cases = []
+        for shape, start, rule, freqs in [
+            ((2, 6, 3, 16), 37, "NTK-aware s = 4", ntk_inv_freq(16, DEFAULT_BASE, 4.0)),
+            ((1, 4, 2, 8), 0, "position interpolation s = 8", position_interpolation_inv_freq(8, DEFAULT_BASE, 8.0)),
+            ((1, 5, 1, 32), 1000, "dynamic NTK s = 4 at length 1005", dynamic_ntk_inv_freq(32, DEFAULT_BASE, 4.0, seq_len=1005, original_max_len=16)),
+        ]:
+            keys = torch.randn(*shape, generator=gen, dtype=torch.float64)  # (B, T, H, D)
+            cases.append((keys, start, freqs, f"rotate_cache(keys of shape {shape}, start={start}, freqs of {rule})"))
+        for _ in range(2):
+            keys, start, rebuild = fresh_heads(fresh, 32)
+            freqs, rule = _fresh_rule(fresh, keys.shape[-1], start + keys.shape[1])
+            cases.append((keys, start, freqs, f"rotate_cache(keys, start={start}, freqs) with keys = {rebuild} and freqs = {rule}"))
+        close = lambda a, b: torch.allclose(a, b, rtol=0, atol=1e-9)  # noqa: E731
+        for keys, start, freqs, call in cases:
+            positions = torch.arange(start, start + keys.shape[1])  # (T,)
+            value = answer_tensor(call_student(fn, call, keys.clone(), start, freqs.copy()), call, keys, "one rotated key per token and head", "the keys'")
+            expected = apply_rope(keys, positions, inv_freq=freqs)
+            if close(value, expected):
+                continue
+            diagnose(value, [
+                (lambda: apply_rope(keys, torch.arange(keys.shape[1]), inv_freq=freqs),
+                 f"{call}: positions — your keys are turned to positions 0 … T−1; they sit at start, start+1, … (here from {start})"),
+                (lambda: apply_rope(keys, positions),
+                 f"{call}: frequencies — you rotated with the default θ_i = 10000^(−2i/d); use the frequencies freqs you are given, the rule's θ'_i"),
+                (lambda: apply_rope(keys, positions, inv_freq=freqs, layout="half"),
+                 f"{call}: pairing — you paired x_i with x_(i+d/2), the half layout; the cache here uses the interleaved layout (x_2i, x_2i+1), apply_rope's default"),
+                (lambda: apply_rope(keys, -positions, inv_freq=freqs),
+                 f"{call}: direction — each pair turned by −mθ'_i; RoPE turns by +mθ'_i"),
+                (lambda: apply_rope(keys, positions + 1, inv_freq=freqs),
+                 f"{call}: off by one — the first key sits at position start = {start}, not start + 1"),
+                (lambda: apply_rope(keys, positions - 1, inv_freq=freqs),
+                 f"{call}: off by one — the first key sits at position start = {start}, not start − 1"),
+            ], close)
+            if start == 0 and not close(value[:, :1], keys[:, :1]):
+                raise Hint(f"{call}: the key at position 0 must come back unchanged")
+            raise Hint(f"{call}: the result differs from the keys turned to positions {start} … {start + keys.shape[1] - 1} with freqs by "
+                        f"{(value - expected).abs().max().item():.3g}")
+
+    return run_check("lc-ex-fix-cache", rotate_cache, body,
+                "rotate_cache turns the keys to positions start, start+1, … with the given frequencies, for three rules and starts 0, 37 and 1000 "
+                "and two fresh random cases.")

@@ -1,0 +1,47 @@
+"""The auto-checks of the exercises in the chapter "RoPE in two dimensions" (book/rope_2d.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...rotation import rotation_matrix_2d
+from .checking import CheckResult, Hint, answer_number, call_student, diagnose, fresh_rng, run_check
+
+
+def _score_case(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int, int, float]:
+    """Random q, k, m, n and θ for the 2D score, rounded so that the hint prints them exactly."""
+    q, k = np.round(rng.standard_normal(2), 3), np.round(rng.standard_normal(2), 3)
+    m, n = (int(v) for v in rng.integers(0, 5000, size=2))
+    return q, k, m, n, round(float(rng.uniform(-3, 3)), 4)
+
+
+def check_score_complex(score_complex) -> CheckResult:
+    """Exercise rope2d-ex-code: `score_complex(q, k, m, n, theta)` = Re[q k* e^(i(m−n)θ)], the 2D RoPE score."""
+
+    def body(fn):
+        rng, fresh = np.random.default_rng(5), fresh_rng()
+        close = lambda a, b: np.isclose(a, b, rtol=0, atol=1e-9)  # noqa: E731
+        for q, k, m, n, theta in [_score_case(rng) for _ in range(200)] + [_score_case(fresh) for _ in range(20)]:
+            call = f"score_complex(q={q.tolist()}, k={k.tolist()}, m={m}, n={n}, theta={theta!r})"
+            value = call_student(fn, call, q.copy(), k.copy(), m, n, theta)
+            if isinstance(value, complex) and value.imag != 0:
+                raise Hint(f"{call} returned a complex number; the score is the real part (eq. rope2d-solution)")
+            got = answer_number(value, call)
+            expected = (rotation_matrix_2d(m * theta) @ q) @ (rotation_matrix_2d(n * theta) @ k)
+            if close(got, expected):
+                continue
+            zq, zk = complex(*q), complex(*k)
+            diagnose(got, [
+                (lambda: (zq * zk.conjugate() * np.exp(1j * (n - m) * theta)).real,
+                 f"{call}: sign — your score at (m, n) is the true score at (n, m): the angle is (m − n)θ, not (n − m)θ"),
+                (lambda: (zq * zk * np.exp(1j * (m - n) * theta)).real,
+                 f"{call}: conjugate — the key enters as its conjugate k*, as in ⟨a, b⟩ = Re[a b*]"),
+                (lambda: (zq * zk.conjugate() * np.exp(1j * (m + n) * theta)).real,
+                 f"{call}: the score must depend on m − n only; yours depends on m + n"),
+                (lambda: abs(zq * zk.conjugate() * np.exp(1j * (m - n) * theta)),
+                 f"{call}: take the real part, not the modulus"),
+            ], close)
+            raise Hint(f"{call}: expected the dot product of q turned by mθ and k turned by nθ; the result differs by {abs(got - expected):.3g}")
+
+    return run_check("rope2d-ex-code", score_complex, body,
+                "score_complex matches the rotation-matrix score on 200 random queries, keys and positions and on 20 fresh ones.")

@@ -1,0 +1,60 @@
+"""The auto-checks of the exercises in the chapter "RoPE at a glance" (book/rope_at_a_glance.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...frequencies import DEFAULT_BASE, angles
+from ...rotation import rotary_matrix
+from .checking import CheckResult, F32_EPS, FLOAT32_ANGLES, Hint, allclose_within, answer_array, call_student, diagnose, float32_hint, freqs_counted_from_one, fresh_rng, fresh_seed, normal_case, run_check, turn_adjacent_pairs
+
+
+def check_rope_pairs(rope_pairs) -> CheckResult:
+    """Exercise glance-ex-code: `rope_pairs(x, m, base=10000.0)` turns adjacent pairs of x to position m."""
+
+    def body(fn):
+        rng, fresh = np.random.default_rng(0), fresh_rng()
+        cases = [(rng.standard_normal(d), m, None, f"rope_pairs(x, m={m}) for x of length {d}") for d in (8, 32) for m in (0, 1, 257, 10**6)]
+        cases.append((rng.standard_normal(16), 100, 500000.0, "rope_pairs(x, m=100, base=500000.0) for x of length 16"))
+        for _ in range(3):
+            d, m, base = 2 * int(fresh.integers(1, 33)), int(fresh.integers(0, 10**6)), float(fresh.integers(100, 10**6))
+            x, rebuild = normal_case(fresh_seed(fresh), d)
+            cases.append((x, m, base, f"rope_pairs(x, m={m}, base={base!r}) with x = {rebuild}"))
+        for x, m, base, call in cases:
+            one(fn, x, m, base, call)
+
+    def one(fn, x, m, base, call):
+        d, theta = len(x), DEFAULT_BASE if base is None else base
+        value = call_student(fn, call, x.copy(), m) if base is None else call_student(fn, call, x.copy(), m, base=base)
+        got = answer_array(value, call, (d,))
+        expected = rotary_matrix(m, d, theta) @ x
+        close = allclose_within(1e-8)
+        if close(got, expected):
+            return
+        diagnose(got, [
+            (lambda: rotary_matrix(m, d, theta, layout="half") @ x,
+             f"{call}: pairing — you turned x_i with x_(i+d/2) (the half layout); this exercise pairs neighbours (x_2i, x_2i+1), the interleaved layout"),
+            (lambda: rotary_matrix(-m, d, theta) @ x,
+             f"{call}: direction — each pair turned clockwise, by −mθ_i; RoPE turns by +mθ_i (counter-clockwise)"),
+            (lambda: turn_adjacent_pairs(x, m * freqs_counted_from_one(d, theta)),
+             f"{call}: frequencies — pair i must use θ_i = base^(−2i/d) with i counted from 0, so pair 0 turns by exactly m radians"),
+            (lambda: turn_adjacent_pairs(x, m * theta ** (-np.arange(d // 2) / d)),
+             f"{call}: frequencies — the exponent of θ_i is −2i/d; yours uses −i/d"),
+            (lambda: turn_adjacent_pairs(x, np.degrees(angles(m, d, theta))),
+             f"{call}: units — numpy's cos and sin take radians; the angle m·θ_i is already in radians"),
+            (lambda: rotary_matrix(m, d, 1000.0) @ x,
+             f"{call}: base — your frequencies fit base 1000, but "
+             + ("the default base is 10000: is a zero missing?" if base is None else f"the base passed in is {base:g}: θ_i = base^(−2i/d) must use it")),
+            (lambda: rotary_matrix(m, d) @ x,
+             f"{call}: base — the base argument must set the frequencies θ_i = base^(−2i/d); your result fits base 10000, not {theta:g}"),
+            (lambda: expected, float32_hint(call, np.abs(got - expected).max(), FLOAT32_ANGLES),
+             allclose_within(4 * F32_EPS * (1 + abs(m)) * np.abs(x).max())),
+        ], close)
+        if m == 0:
+            raise Hint(f"{call}: at position 0 every angle is 0, so x must come back unchanged")
+        if not np.isclose(np.linalg.norm(got), np.linalg.norm(x)):
+            raise Hint(f"{call}: a rotation keeps the length of x, but |result| = {np.linalg.norm(got):.4g} and |x| = {np.linalg.norm(x):.4g}")
+        raise Hint(f"{call}: the result is not R^d_(Θ,m)·x (largest gap {np.abs(got - expected).max():.3g}); compare pair 0, which turns by m radians")
+
+    return run_check("glance-ex-code", rope_pairs, body,
+                "rope_pairs matches R^d_(Θ,m)·x for d = 8, 16 and 32, positions 0 to 10^6, base 500000 and three fresh random cases.")

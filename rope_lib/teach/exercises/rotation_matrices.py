@@ -1,0 +1,41 @@
+"""The auto-checks of the exercises in the chapter "2D rotation matrices" (book/rotation_matrices.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...rotation import rotation_matrix_2d
+from .checking import CheckResult, Hint, allclose_within, answer_array, call_student, diagnose, fresh_rng, run_check, shown
+
+
+def _plane_case(rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    """A random plane vector and angle, rounded so that the hint prints them exactly."""
+    return np.round(rng.standard_normal(2), 3), round(float(rng.uniform(-10, 10)), 4)
+
+
+def check_rotate(rotate) -> CheckResult:
+    """Exercise rot-ex-complex-code: `rotate(vec, angle)` turns a plane vector counter-clockwise by angle radians."""
+
+    def body(fn):
+        rng, fresh = np.random.default_rng(3), fresh_rng()
+        close = allclose_within(1e-9)
+        trials = [(np.array([1.0, 0.0]), np.pi / 2), (np.array([0.0, 2.0]), np.pi / 3)]
+        trials += [_plane_case(rng) for _ in range(20)] + [_plane_case(fresh) for _ in range(5)]
+        for vec, angle in trials:
+            call = f"rotate({vec.tolist()}, {angle!r})"
+            value = call_student(fn, call, vec.copy(), angle)
+            if isinstance(value, complex):
+                raise Hint(f"{call} returned the complex number {shown(value)}; return the plane vector (x, y), e.g. an array of its real and imaginary parts")
+            got = answer_array(value, call, (2,))
+            expected = rotation_matrix_2d(angle) @ vec
+            if close(got, expected):
+                continue
+            diagnose(got, [
+                (lambda: rotation_matrix_2d(-angle) @ vec, f"{call}: direction — a positive angle turns counter-clockwise: (1, 0) by π/2 gives (0, 1)"),
+                (lambda: rotation_matrix_2d(np.radians(angle)) @ vec, f"{call}: units — angle is in radians, not degrees"),
+            ], close)
+            if not np.isclose(np.linalg.norm(got), np.linalg.norm(vec)):
+                raise Hint(f"{call}: a rotation keeps lengths, but |result| = {np.linalg.norm(got):.4g} and |vec| = {np.linalg.norm(vec):.4g}")
+            raise Hint(f"{call}: the result is not R(angle)·vec (largest gap {np.abs(got - expected).max():.3g})")
+
+    return run_check("rot-ex-complex-code", rotate, body, "rotate matches rope_lib.rotation_matrix_2d on 22 vectors and angles and on 5 fresh random ones.")

@@ -1,0 +1,52 @@
+"""The auto-checks of the exercises in the chapter "Tokens and attention" (book/tokens_and_attention.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..tokens import attention_outputs, build_vocab, embed, embedding_table, projection, self_attention, softmax, token_ids, tokenize
+from .checking import CheckResult, Hint, allclose_within, answer_array, call_student, diagnose, fresh_rng, fresh_seed, run_check
+
+
+def check_attention_by_hand(attention_by_hand) -> CheckResult:
+    """Exercise tok-ex-loop: `attention_by_hand(x, w_q, w_k, w_v)` returns the outputs o_m of one head, shape (N, d_v)."""
+
+    def body(fn):
+        rose = tokenize("A rose is a rose is a rose.")
+        sentence = embed(token_ids(rose, build_vocab(rose)), embedding_table(len(build_vocab(rose)), 8, seed=3))
+        cases = [
+            ("the sentence 'A rose is a rose is a rose.' (N = 9, d = 8, d_v = 8)", sentence,
+             projection(8, 8, seed=1), projection(8, 8, seed=2), projection(8, 8, seed=4)),
+            ("random x with N = 4, d = 6, d_k = 4, d_v = 3", np.random.default_rng(1).standard_normal((4, 6)),
+             projection(6, 4, seed=5), projection(6, 4, seed=6), projection(6, 3, seed=7)),
+        ]
+        fresh = fresh_rng()
+        n_tok, d, d_k, d_v = (int(v) for v in fresh.integers(2, 7, size=4))
+        seed = fresh_seed(fresh)
+        sizes = {"x": (d, n_tok), "w_q": (d, d_k), "w_k": (d, d_k), "w_v": (d, d_v)}
+        made = {name: projection(d_in, d_out, seed=seed + j) for j, (name, (d_in, d_out)) in enumerate(sizes.items())}
+        cases.append(("x, w_q, w_k, w_v = " + ", ".join(f"teach.projection({a}, {b}, seed={seed + j})" for j, (a, b) in enumerate(sizes.values())),
+                      *made.values()))
+        close = allclose_within(1e-9)
+        for name, x, w_q, w_k, w_v in cases:
+            call = f"attention_by_hand on {name}"
+            expected, weights = self_attention(x, w_q, w_k, w_v)
+            got = answer_array(call_student(fn, call, x.copy(), w_q.copy(), w_k.copy(), w_v.copy()), call, expected.shape)
+            if close(got, expected):
+                continue
+            q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+            diagnose(got, [
+                (lambda: attention_outputs(softmax(q @ k.T), v),
+                 f"{call}: scaling — divide each score q_m·k_n by √d_k (d_k = {w_q.shape[0]}) before the softmax"),
+                (lambda: attention_outputs(softmax(q @ k.T / w_q.shape[0]), v),
+                 f"{call}: scaling — the scores are divided by √d_k, not by d_k"),
+                (lambda: attention_outputs(softmax((q @ k.T / np.sqrt(w_q.shape[0])).T).T, v),
+                 f"{call}: normalisation — each query's weights a_(m,n) must sum to 1 over the keys n, not over the queries"),
+                (lambda: attention_outputs(weights.T, v),
+                 f"{call}: indices — o_m sums a_(m,n)·v_n over n; your sum runs over the wrong index of a"),
+            ], close)
+            row = int(np.abs(got - expected).max(axis=1).argmax())
+            raise Hint(f"{call}: output o_{row} (token {row}) differs from softmax(q·k/√d_k)-weighted values by {np.abs(got - expected).max():.3g}")
+
+    return run_check("tok-ex-loop", attention_by_hand, body,
+                "attention_by_hand matches rope_lib.self_attention on the rose sentence, on a rectangular head and on a fresh random head.")
