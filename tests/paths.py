@@ -9,9 +9,21 @@ NOT_CHAPTERS = {"book/intro", "book/references", "book/teachers_guide"}
 """The pages of _toc.yml that are not chapters: no objectives, summary or exercises."""
 
 
-def chapters() -> list[str]:
-    """The chapters in _toc.yml order, as paths without .md (e.g. "book/rope_2d")."""
+def toc_parts() -> list[dict]:
+    """The parts of _toc.yml in order, each with its caption, `numbered` and chapters ({"file": …} entries)."""
     import yaml
 
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    return [entry["file"] for entry in toc["chapters"] if entry["file"] not in NOT_CHAPTERS]
+    return yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"]
+
+
+def pages() -> list[str]:
+    """Every page of the book in reading order, the root page first, as paths without .md."""
+    import yaml
+
+    root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
+    return [root] + [entry["file"] for part in toc_parts() for entry in part["chapters"]]
+
+
+def chapters() -> list[str]:
+    """The chapters in _toc.yml order, as paths without .md (e.g. "book/rope_2d")."""
+    return [page for page in pages()[1:] if page not in NOT_CHAPTERS]

@@ -105,14 +105,14 @@ def _equation_numbers(notebook, chapter: int | None = None) -> dict[str, int | s
 
 
 def _chapter_numbers(root: Path = BOOK.parent) -> dict[str, int]:
-    """'rope_2d' → 6: the number the site gives each chapter of _toc.yml when its chapters are numbered
-    (`options: numbered`), counting from 1 in _toc.yml order; {} when they are not. The root page has none."""
+    """'rope_2d' → 6: the number the site gives each chapter of a numbered part of _toc.yml (`numbered: 1`). The numbers
+    run on from one numbered part to the next, as Jupyter Book's multi-toc numbering gives them; the pages of an
+    unnumbered part and the root page have none."""
     import yaml
 
     toc = yaml.safe_load((root / "_toc.yml").read_text())
-    if not {**toc.get("defaults", {}), **toc.get("options", {})}.get("numbered"):
-        return {}
-    return {Path(entry["file"]).name: i for i, entry in enumerate(toc.get("chapters", []), start=1)}
+    numbered = [entry["file"] for part in toc.get("parts", []) if part.get("numbered") for entry in part["chapters"]]
+    return {Path(file).name: i for i, file in enumerate(numbered, start=1)}
 
 
 def _bib_labels(bib: Path) -> dict[str, str]:

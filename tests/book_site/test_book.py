@@ -5,12 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paths import ROOT
-
-
-def toc_files():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    return [toc["root"]] + [entry["file"] for entry in toc["chapters"]]
+from paths import ROOT, chapters, pages, toc_parts
 
 
 @pytest.mark.slow
@@ -18,7 +13,7 @@ def test_book_builds_with_zero_warnings(built_book):
     """Built with a fresh execution cache, so a change to rope_lib cannot hide behind cached outputs."""
     result, html = built_book
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-6000:]
-    for page in toc_files():
+    for page in pages():
         assert "Traceback" not in (html / f"{page}.html").read_text(), page
 
 
@@ -48,3 +43,16 @@ def test_a_failing_cell_fails_the_build(tmp_path, build_book):
     failing = build_book(tiny_book(tmp_path / "bad", "import rope_lib\nassert rope_lib.inv_freq(4)[0] == 2.0"), tmp_path / "bad_out")
     assert failing.returncode != 0
     assert "AssertionError" in failing.stdout + failing.stderr
+
+
+def test_the_reading_order():
+    """The teaching chapters come first; the systems chapter is an appendix of its own after them; "Why does RoPE work?",
+    which derives B_{m,θ}, comes before every other chapter that uses it; the back matter is not numbered."""
+    parts = toc_parts()
+    captions = [part["caption"] for part in parts]
+    assert captions[1] == "Appendix" and [entry["file"] for entry in parts[1]["chapters"]] == ["book/implementations_and_speed"]
+    assert parts[0]["numbered"] and parts[1]["numbered"] and not parts[-1].get("numbered")
+    assert [entry["file"] for entry in parts[-1]["chapters"]] == ["book/teachers_guide", "book/references"]
+    order = chapters()
+    users = [chapter for chapter in order if "B_{m" in (ROOT / f"{chapter}.md").read_text()]
+    assert users and users[0] == "book/why_rope_works", users
