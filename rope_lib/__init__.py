@@ -17,6 +17,7 @@ from .layouts import (
     permute_rows_to_half,
     permute_rows_to_interleaved,
 )
+from .relative_bias import alibi_bias, alibi_slopes, t5_relative_bias, t5_relative_bucket
 from .rope import (
     apply_rope,
     apply_rotary_emb,
@@ -66,6 +67,8 @@ __all__ = [
     "RopeScaling",
     "SCALING_RULES",
     "absolute_position_score",
+    "alibi_bias",
+    "alibi_slopes",
     "angle_coverage",
     "angles",
     "apply_rope",
@@ -105,6 +108,8 @@ __all__ = [
     "sinusoidal_encoding_loop",
     "sinusoidal_pair",
     "sinusoidal_position",
+    "t5_relative_bias",
+    "t5_relative_bucket",
     "wavelengths",
     "yarn_attention_factor",
     "yarn_correction_pair",

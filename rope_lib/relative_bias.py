@@ -1,0 +1,135 @@
+"""Relative position as a bias added to the attention score: T5's buckets and ALiBi's lines.
+
+RoPE turns q and k so that their dot product sees m − n; these schemes leave q and k alone and add a
+number that depends on the distance to the score of every query–key pair, before the softmax. The
+biases come as (H, T_q, T_k), one matrix per head, to add to the scores of that head.
+With no positional encoding at all (NoPE) the bias is 0 and a decoder's causal mask, `causal_mask`
+in `rope_lib.attention`, is the only thing that knows the order. Chapter "Why does RoPE work?".
+
+Relative positions are key − query, as in T5: −3 is a key three tokens before its query.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .checks import as_positions, require_bool, require_float_dtype, require_float_tensor, require_positive_int
+
+
+def _bucket_layout(bidirectional, num_buckets, max_distance) -> tuple[int, int]:
+    """T5's buckets for one direction and how many of them are exact (one distance each)."""
+    bidirectional = require_bool(bidirectional, "bidirectional")
+    num_buckets = require_positive_int(num_buckets, "num_buckets")
+    max_distance = require_positive_int(max_distance, "max_distance")
+    if bidirectional and num_buckets % 2:
+        raise ValueError(f"num_buckets must be even when bidirectional (half of them for keys after the query), got {num_buckets}")
+    per_direction = num_buckets // 2 if bidirectional else num_buckets
+    if per_direction < 2:
+        raise ValueError(f"num_buckets must give each direction at least 2 buckets (exact ones and logarithmic ones), got {num_buckets}")
+    exact = per_direction // 2
+    if max_distance <= exact:
+        raise ValueError(f"max_distance must be greater than the {exact} distances that have a bucket each, got {max_distance}")
+    return per_direction, exact
+
+
+def _log_bucket_edges(per_direction: int, exact: int, max_distance: int) -> list[int]:
+    """The first distance of each logarithmic bucket but the first, in exact integer arithmetic.
+
+    T5's formula puts distance r ≥ exact in bucket exact + ⌊P·log(r/exact)/log(max_distance/exact)⌋, at most
+    per_direction − 1, with P = per_direction − exact. So r reaches bucket exact + j when
+    (r/exact)^P ≥ (max_distance/exact)^j, that is r^P·exact^j ≥ max_distance^j·exact^P: integers, so that
+    no rounding of a logarithm can move a distance that sits exactly on an edge.
+    """
+    span = per_direction - exact
+    edges = []
+    for j in range(1, span):
+        def reaches(r: int) -> bool:
+            return r**span * exact**j >= max_distance**j * exact**span
+
+        edge = math.ceil(exact * (max_distance / exact) ** (j / span))  # a guess within a step or two
+        while reaches(edge - 1):
+            edge -= 1
+        while not reaches(edge):
+            edge += 1
+        edges.append(edge)
+    return edges
+
+
+def t5_relative_bucket(relative_position, *, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> torch.Tensor:
+    """T5's bucket of each relative position key − query (Raffel et al. 2020, §2.1), int64 of the same shape.
+
+    Per direction, the first half of the buckets hold one distance each (0, 1, …); the other half split
+    the distances up to max_distance into ranges of logarithmically growing width, and every distance
+    from max_distance on shares the last bucket. Bidirectional (an encoder): keys after the query use
+    buckets of their own, num_buckets/2 and up. Unidirectional (a decoder): only keys at or before the
+    query are told apart, and every key after it lands in bucket 0 with the query itself, since the
+    causal mask removes them.
+    """
+    per_direction, exact = _bucket_layout(bidirectional, num_buckets, max_distance)
+    relative = as_positions(relative_position, name="relative_position")
+    if bidirectional:
+        first = (relative > 0).to(torch.int64) * per_direction  # keys after the query: the upper half
+        distance = relative.abs()
+    else:
+        first = torch.zeros_like(relative)
+        distance = (-relative).clamp(min=0)
+    edges = torch.tensor(_log_bucket_edges(per_direction, exact, max_distance), dtype=torch.int64, device=relative.device)
+    log_bucket = exact + torch.searchsorted(edges, distance, right=True)  # exact + the number of edges ≤ distance
+    return first + torch.where(distance < exact, distance, log_bucket)
+
+
+def t5_relative_bias(query_positions, key_positions, bucket_bias, *, bidirectional: bool = True, max_distance: int = 128) -> torch.Tensor:
+    """(H, T_q, T_k): the bias T5 adds to the score of query m and key n, bucket_bias[bucket(n − m), h].
+
+    bucket_bias (num_buckets, H) is T5's table of one bias per bucket and head, learned with the model
+    and shared by all its layers.
+    """
+    require_float_tensor(bucket_bias, "bucket_bias")
+    if bucket_bias.dim() != 2:
+        raise ValueError(f"bucket_bias must have shape (num_buckets, H), got {bucket_bias.dim()} dimensions {tuple(bucket_bias.shape)}")
+    query, key = _position_vectors(query_positions, key_positions, bucket_bias.device)
+    buckets = t5_relative_bucket(key[None, :] - query[:, None], bidirectional=bidirectional, num_buckets=bucket_bias.shape[0], max_distance=max_distance)
+    return bucket_bias[buckets].permute(2, 0, 1)  # (T_q, T_k, H) → (H, T_q, T_k)
+
+
+def alibi_slopes(n_heads: int) -> torch.Tensor:
+    """ALiBi's slope of each head (Press et al. 2022, §3), float64 of shape (n_heads,).
+
+    For n heads, a power of two, the slopes are 2^(−8/n), 2^(−16/n), …, 2^(−8): a geometric sequence
+    whose first term is its ratio. For other n, the rule of the authors' code (which BLOOM follows):
+    the n' slopes of the largest power of two n' below n, then the first n − n' of the slopes for 2n'
+    heads that fall between them (the ones at odd places of that sequence).
+    """
+    n_heads = require_positive_int(n_heads, "n_heads")
+    power = 1 << (n_heads.bit_length() - 1)  # the largest power of two ≤ n_heads
+
+    def geometric(count: int) -> torch.Tensor:
+        return 2.0 ** (-8.0 * torch.arange(1, count + 1, dtype=torch.float64) / count)
+
+    between = geometric(2 * power)[0::2][: n_heads - power]  # 2^(−8·1/2n'), 2^(−8·3/2n'), …
+    return torch.cat([geometric(power), between])
+
+
+def alibi_bias(query_positions, key_positions, n_heads: int, *, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """(H, T_q, T_k): the bias ALiBi adds to the score of query m and key n, −slope_h · (m − n).
+
+    It falls linearly with the distance, at a different rate in every head. Keys after the query get a
+    positive bias; a causal mask removes them (ALiBi is defined for decoders).
+    """
+    dtype = require_float_dtype(dtype)
+    slopes = alibi_slopes(n_heads)
+    query, key = _position_vectors(query_positions, key_positions, None)
+    distance = (query[:, None] - key[None, :]).to(torch.float64)  # (T_q, T_k)
+    return (-slopes.to(distance.device)[:, None, None] * distance).to(dtype)
+
+
+def _position_vectors(query_positions, key_positions, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """Query and key positions as int64 vectors on one device (the given one, else the queries')."""
+    query = as_positions(query_positions, device=device, name="query_positions")
+    key = as_positions(key_positions, device=query.device, name="key_positions")
+    for name, positions in (("query_positions", query), ("key_positions", key)):
+        if positions.dim() != 1:
+            raise ValueError(f"{name} must be a vector of token positions, got shape {tuple(positions.shape)}")
+    return query, key
