@@ -8,15 +8,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rope_lib import inv_freq, rotary_matrix
+import torch
+
+from rope_lib import apply_rope, inv_freq, rotary_matrix
 from rope_lib.teach import (
     abel_bound,
     abel_sum,
     pair_products,
     partial_sums,
+    phasor_terms,
     relative_upper_bound,
     rope_sum,
 )
+from rope_lib.teach import decay
 
 
 def slow_partial_sums(r, d, base):
@@ -84,10 +88,64 @@ def test_bad_input_is_refused():
         pair_products(np.ones(4), np.ones(5))
     with pytest.raises(ValueError, match=r"q and k must have one length d, got 4 and 6"):
         pair_products(np.ones(4), np.ones(6))
-    for fn in (rope_sum, abel_sum, abel_bound):
+    for fn in (rope_sum, abel_sum, abel_bound, phasor_terms):
         with pytest.raises(ValueError, match=r"h must be a non-empty vector of d/2 pair products"):
             fn(np.ones((2, 2)), 0)
     with pytest.raises(ValueError, match=r"d must be a positive even integer"):
         relative_upper_bound(0, 7)
     with pytest.raises(ValueError, match=r"base must be a finite number greater than 1"):
         partial_sums(0, 8, 1.0)
+
+
+def rope_score(q, k, m, n, base):
+    """⟨R_m q, R_n k⟩ from rope_lib.apply_rope (torch, float64), independent of the complex sum."""
+    x = torch.tensor(np.stack([q, k]), dtype=torch.float64)[:, None, None, :]  # (2, 1, 1, d): q and k as a batch of two
+    turned = apply_rope(x, [[m], [n]], theta=base)
+    return float(turned[0, 0, 0] @ turned[1, 0, 0])
+
+
+def tip_is_the_score(q, k, m, n, base):
+    """The last point of the phasor path is rope_sum, and its real part the RoPE score."""
+    path = phasor_terms(pair_products(q, k), m - n, base)
+    return bool(np.isclose(path[-1], rope_sum(pair_products(q, k), m - n, base), atol=1e-9)
+                and math.isclose(path[-1].real, rope_score(q, k, m, n, base), abs_tol=1e-8)
+                and math.isclose(path[-1].real, (rotary_matrix(m, len(q), base) @ q) @ (rotary_matrix(n, len(q), base) @ k), abs_tol=1e-8))
+
+
+@given(seed=st.integers(0, 2**32 - 1), half=st.integers(1, 32), m=st.integers(0, 5000), n=st.integers(0, 5000),
+       base=st.sampled_from([100.0, 10000.0, 500000.0]))
+def test_the_tip_of_the_phasor_path_is_the_rope_score(seed, half, m, n, base):
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal(2 * half), rng.standard_normal(2 * half)
+    assert tip_is_the_score(q, k, m, n, base)
+
+
+def test_phasor_terms_are_the_arrows_laid_tip_to_tail():
+    rng = np.random.default_rng(1)
+    q, k = rng.standard_normal(16), rng.standard_normal(16)
+    h = pair_products(q, k)
+    path = phasor_terms(h, np.arange(4), 500.0)
+    assert path.shape == (4, 9) and np.all(path[:, 0] == 0)
+    theta = [500.0 ** (-2 * i / 16) for i in range(8)]
+    for r in range(4):
+        arrows = np.diff(path[r])
+        assert np.allclose(arrows, [h[i] * cmath.exp(1j * r * theta[i]) for i in range(8)], atol=1e-12)
+    assert np.allclose(path[0], np.concatenate([[0], np.cumsum(h)]))  # distance 0: nothing turns
+    assert np.allclose(phasor_terms(np.ones(8), np.arange(4), 500.0), partial_sums(np.arange(4), 16, 500.0))  # h = 1: the S_j
+
+
+def test_an_identical_key_lines_the_arrows_up_at_distance_zero():
+    q = np.random.default_rng(2).standard_normal(32)
+    path = phasor_terms(pair_products(q, q), 0)
+    assert np.allclose(path.imag, 0, atol=1e-12) and np.all(np.diff(path.real) >= 0) and math.isclose(path[-1].real, q @ q)
+
+
+def test_a_planted_wrong_sign_is_caught(monkeypatch):
+    """Turn the arrows the wrong way, e^{−iΔθ}: the path still ends at rope_sum (which turns the same way),
+    but the comparison with apply_rope catches it."""
+    rng = np.random.default_rng(3)
+    q, k = rng.standard_normal(16), rng.standard_normal(16)
+    assert tip_is_the_score(q, k, 7, 2, 10000.0)
+    right = decay._rotations
+    monkeypatch.setattr(decay, "_rotations", lambda relative, d, base: np.conj(right(relative, d, base)))
+    assert not tip_is_the_score(q, k, 7, 2, 10000.0)

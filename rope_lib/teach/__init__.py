@@ -19,7 +19,7 @@ from .base_bound import (
 )
 from .bf16_positions import bf16_angles
 from .complex_plane import complex_to_pair, exp_partial_sums, pair_to_complex
-from .decay import abel_bound, abel_sum, pair_products, partial_sums, relative_upper_bound, rope_sum
+from .decay import abel_bound, abel_sum, pair_products, partial_sums, phasor_terms, relative_upper_bound, rope_sum
 from .frequency_roles import band_pairs, positional_head_score, retrieval_rate
 from .tokens import (
     attention_outputs,
@@ -59,6 +59,7 @@ __all__ = [
     "pair_products",
     "pair_to_complex",
     "partial_sums",
+    "phasor_terms",
     "positional_head_score",
     "projection",
     "relative_upper_bound",

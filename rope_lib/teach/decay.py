@@ -3,7 +3,8 @@
 Write the RoPE score as a sum over the d/2 pairs, Σ_i h_i e^{i(m−n)θ_i}, with
 h_i = (q_{2i} + i q_{2i+1})·conj(k_{2i} + i k_{2i+1}). Abel summation moves the
 rotating factors into the partial sums S_j = Σ_{i<j} e^{i(m−n)θ_i}, and the
-average size of those partial sums falls as the distance m − n grows.
+average size of those partial sums falls as the distance m − n grows. Laid tip to tail, the terms
+themselves draw the score as a path in the complex plane (`phasor_terms`, chapter "Why does RoPE work?").
 Pairs are counted from 0 here, as in `inv_freq`; the paper counts them from 1.
 """
 
@@ -36,35 +37,50 @@ def _rotations(relative, d: int, base: float) -> np.ndarray:
     return np.exp(1j * angles(relative, d, base))
 
 
-def rope_sum(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
-    """Σ_i h_i e^{i(m−n)θ_i} (eq. 35): its real part is the RoPE score ⟨R_m q, R_n k⟩; shape relative.shape."""
+def _as_pair_products(h) -> np.ndarray:
     h = np.asarray(h, dtype=np.complex128)
     if h.ndim != 1 or h.size == 0:
         raise ValueError(f"h must be a non-empty vector of d/2 pair products, got shape {h.shape}")
+    return h
+
+
+def _tip_to_tail(terms: np.ndarray) -> np.ndarray:
+    """0 and the running sums of terms along the last axis: the points of the arrows laid tip to tail."""
+    zero = np.zeros(terms.shape[:-1] + (1,), dtype=np.complex128)
+    return np.concatenate([zero, np.cumsum(terms, axis=-1)], axis=-1)
+
+
+def rope_sum(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
+    """Σ_i h_i e^{i(m−n)θ_i} (eq. 35): its real part is the RoPE score ⟨R_m q, R_n k⟩; shape relative.shape."""
+    h = _as_pair_products(h)
     return _rotations(relative, 2 * h.size, base) @ h
+
+
+def phasor_terms(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
+    """The terms h_i e^{i(m−n)θ_i} of `rope_sum` laid tip to tail: P_0 = 0, P_j = Σ_{i<j} h_i e^{i(m−n)θ_i}.
+
+    Shape relative.shape + (d/2 + 1,). Arrow i runs from P_i to P_{i+1}; the last point is `rope_sum` and
+    its real part the score. With every h_i = 1 these are the partial sums S_j of the bound.
+    """
+    h = _as_pair_products(h)
+    return _tip_to_tail(_rotations(relative, 2 * h.size, base) * h)
 
 
 def partial_sums(relative, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """S_j = Σ_{i=0}^{j−1} e^{i(m−n)θ_i} for j = 0 … d/2, shape relative.shape + (d/2 + 1,); S_0 = 0."""
-    rotations = _rotations(relative, d, base)  # (..., d/2)
-    zero = np.zeros(rotations.shape[:-1] + (1,), dtype=np.complex128)
-    return np.concatenate([zero, np.cumsum(rotations, axis=-1)], axis=-1)  # (..., d/2 + 1)
+    return _tip_to_tail(_rotations(relative, d, base))
 
 
 def abel_sum(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
     """−Σ_{i=0}^{d/2−1} S_{i+1}(h_{i+1} − h_i) with h_{d/2} = 0 (eq. 36): the same number as `rope_sum`."""
-    h = np.asarray(h, dtype=np.complex128)
-    if h.ndim != 1 or h.size == 0:
-        raise ValueError(f"h must be a non-empty vector of d/2 pair products, got shape {h.shape}")
+    h = _as_pair_products(h)
     steps = np.diff(np.append(h, 0))  # h_{i+1} − h_i, (d/2,)
     return -partial_sums(relative, 2 * h.size, base)[..., 1:] @ steps
 
 
 def abel_bound(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
     """(max_i |h_{i+1} − h_i|) · Σ_{j=1}^{d/2} |S_j| (eq. 37): an upper bound on |rope_sum|."""
-    h = np.asarray(h, dtype=np.complex128)
-    if h.ndim != 1 or h.size == 0:
-        raise ValueError(f"h must be a non-empty vector of d/2 pair products, got shape {h.shape}")
+    h = _as_pair_products(h)
     largest_step = np.abs(np.diff(np.append(h, 0))).max()
     return largest_step * np.abs(partial_sums(relative, 2 * h.size, base)[..., 1:]).sum(axis=-1)
 
