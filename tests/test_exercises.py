@@ -601,3 +601,163 @@ def test_the_bf16_rounding_hint_keeps_the_answer_back():
     n = int(re.search(r"bf16_position_error\((\d+)\)", result.message).group(1))
     assert failed(result, "rounding", "nearest")
     assert not re.search(rf"(?<![\d.]){bf16_position_error(n):g}(?![\d.])", result.message), result.message
+
+
+# ---- the chapter "The implementation in LLaMA": writing the layout permutation, debugging a broken RoPE ----
+
+from rope_lib.teach.exercises import check_permute_rows, check_rotate_qk  # noqa: E402
+
+
+def permute_rows(w, n_heads):
+    d = w.shape[0] // n_heads
+    order = torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])  # within one head: even rows, then odd rows
+    return w.view(n_heads, d, -1)[:, order].reshape(w.shape)
+
+
+def rotate_qk(xq, xk, start_pos, bug=None):
+    """The chapter's rotate_qk; `bug` plants one of the three bugs the chapter's exercise shows."""
+    T, D = xq.shape[1], xq.shape[-1]
+    inv_freq = 1.0 / 10000.0 ** (torch.arange(0, D, 2, dtype=torch.float64) / D)  # (D/2,)
+    if bug == "bf16 positions":
+        positions = torch.arange(start_pos, start_pos + T, dtype=xq.dtype)
+    elif bug == "no start_pos":
+        positions = torch.arange(T, dtype=torch.float64)
+    else:
+        positions = torch.arange(start_pos, start_pos + T, dtype=torch.float64)  # (T,)
+    angles = torch.outer(positions.double(), inv_freq)  # (T, D/2)
+    if bug == "half-layout tables":
+        cos, sin = torch.cat([angles.cos()] * 2, -1), torch.cat([angles.sin()] * 2, -1)
+    else:
+        cos, sin = angles.cos().repeat_interleave(2, -1), angles.sin().repeat_interleave(2, -1)  # (T, D)
+
+    def turn(x):
+        y = x.double()
+        quarter = torch.stack([-y[..., 1::2], y[..., 0::2]], dim=-1).flatten(-2)
+        return (y * cos[:, None] + quarter * sin[:, None]).to(x.dtype)
+
+    return turn(xq), turn(xk)
+
+
+LLAMA_REFERENCES = [(check_permute_rows, permute_rows), (check_rotate_qk, rotate_qk)]
+LLAMA_IDS = [c.__name__ for c, _ in LLAMA_REFERENCES]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def llama_references_counted():
+    """test_every_coding_exercise_has_a_check asks for a reference of every check in REFERENCES: add these two once the
+    tests above are collected (their parameters are fixed by then), and take them out again afterwards."""
+    REFERENCES.extend(LLAMA_REFERENCES)
+    yield
+    del REFERENCES[-len(LLAMA_REFERENCES):]
+
+
+@pytest.mark.parametrize("check, solution", LLAMA_REFERENCES, ids=LLAMA_IDS)
+def test_the_llama_checks_pass_their_reference_and_refuse_the_usual_non_answers(check, solution, capsys):
+    assert check(solution) and "PASSED" in capsys.readouterr().out
+    assert check(requiring_grad_pair(solution))
+    with pytest.raises(TypeError, match="expects your function"):
+        check(42)
+
+    def broken(*args):
+        raise ZeroDivisionError("oops")
+
+    assert failed(check(broken), "raised ZeroDivisionError: oops")
+    assert failed(check(None), "None") and failed(check(lambda *a: None), "returned None")
+    assert failed(check(not_written), "NotImplementedError")
+    for odd in (10**400, Unreadable()):
+        result = check(lambda *a, odd=odd: odd)
+        assert failed(result) and len(result.message) < 400, result.message
+    assert failed(check(memorised_any_dtype(check, solution)), "returned None")
+
+
+def memorised_any_dtype(check, solution):
+    """`memorised`, for inputs that may be bf16 (which NumPy cannot hold): such a tensor is keyed by its float32 value and
+    its dtype."""
+    def key(args):
+        readable = tuple(a.float() if isinstance(a, torch.Tensor) and a.dtype == torch.bfloat16 else a for a in args)
+        return input_key(readable, {}), tuple(str(getattr(a, "dtype", "")) for a in args)
+
+    table = {}
+
+    def recorder(*args):
+        table[key(args)] = solution(*args)
+        return table[key(args)]
+
+    assert check(recorder)
+    return lambda *args: table.get(key(args))
+
+
+def requiring_grad_pair(solution):
+    """The solution, each tensor of its answer returned requiring grad."""
+    def answer(*args):
+        out = solution(*args)
+        if isinstance(out, tuple):
+            return tuple(t.detach().clone().requires_grad_() for t in out)
+        return out.detach().clone().requires_grad_()
+    return answer
+
+
+def test_the_llama_checks_read_a_tensor_without_data_as_not_yet():
+    assert failed(check_permute_rows(lambda w, h: torch.empty_like(w, device="meta")), "meta")
+    assert failed(check_rotate_qk(lambda q, k, s: (torch.empty_like(q, device="meta"), torch.empty_like(k, device="meta"))), "meta")
+
+
+def test_permute_rows_hints():
+    assert failed(check_permute_rows(lambda w, n_heads: w), "unchanged", "pair different coordinates")
+    assert failed(check_permute_rows(lambda w, n_heads: permute_rows(w, 1)), "per head", "4 heads of 8 rows")
+    assert failed(check_permute_rows(lambda w, n_heads: rope_lib.permute_rows_to_interleaved(w, n_heads)), "direction", "inverse")
+    assert failed(check_permute_rows(lambda w, n_heads: permute_rows(w.T, n_heads).T), "columns", "input features")
+    assert failed(check_permute_rows(lambda w, n_heads: permute_rows(w.T, n_heads)), "rows and columns", "transposed")
+    assert failed(check_permute_rows(lambda w, n_heads: permute_rows(w, n_heads) * 2), "other numbers")
+    assert failed(check_permute_rows(lambda w, n_heads: permute_rows(w, n_heads).float()), "dtype")
+    assert failed(check_permute_rows(lambda w, n_heads: permute_rows(w, n_heads).numpy()), "torch.Tensor")
+    # a fixed order that suits the first shape only is caught at the next matrix of another shape
+    first = permute_rows(torch.arange(32.0)[:, None], 4)[:, 0].long()
+    assert failed(check_permute_rows(lambda w, n_heads: w[first] if w.shape[0] == 32 else w), "(32, 32)")
+    # entries moved between rows, the multiset of numbers kept: named, never explained with the answer
+    assert failed(check_permute_rows(lambda w, n_heads: permute_rows(w, n_heads).flatten().flip(0).view(w.shape)), "move whole rows")
+
+
+def test_rotate_qk_hints_name_the_property_each_planted_bug_breaks():
+    assert failed(check_rotate_qk(lambda q, k, s: rotate_qk(q, k, s, bug="bf16 positions")), "positions 256 and 257 get the same rotation")
+    assert failed(check_rotate_qk(lambda q, k, s: rotate_qk(q, k, s, bug="no start_pos")), "cached decoding differs from one full pass at step t=1")
+    assert failed(check_rotate_qk(lambda q, k, s: rotate_qk(q, k, s, bug="half-layout tables")), "scores depend on the absolute position")
+
+
+def test_rotate_qk_hints_for_other_mistakes():
+    def apply(layout="interleaved", shift=0, sign=1):
+        return lambda q, k, s: tuple(rope_lib.apply_rope(x, sign * torch.arange(s + shift, s + shift + q.shape[1]), layout=layout) for x in (q, k))
+
+    assert failed(check_rotate_qk(apply(layout="half")), "pairing", "half layout", "interleaved")
+    assert failed(check_rotate_qk(apply(shift=1)), "off by one", "start_pos + 1")
+    assert failed(check_rotate_qk(apply(sign=-1)), "direction")
+    assert failed(check_rotate_qk(lambda q, k, s: (q, k)), "nothing turned")
+    assert failed(check_rotate_qk(lambda q, k, s: rotate_qk(q, k, s)[0]), "expected a pair")
+    assert failed(check_rotate_qk(lambda q, k, s: tuple(t.double() for t in rotate_qk(q, k, s))), "dtype")
+    assert failed(check_rotate_qk(lambda q, k, s: (rotate_qk(q, k, s)[0], rotate_qk(q, k, s)[1].double())), "[1]", "xk's dtype")
+
+
+LLAMA_ANSWERS = ["0::2", "1::2", "::2", "arange(0", "half_order", "permute_rows_to_half", "start_pos + T", "float64", "float32", "dtype=",
+                 "repeat_interleave", "torch.cat", "arange(start_pos"]
+
+
+def test_the_llama_hints_keep_the_answer_back():
+    wrong = [
+        check_permute_rows(lambda w, n_heads: w),
+        check_permute_rows(lambda w, n_heads: permute_rows(w, 1)),
+        check_permute_rows(lambda w, n_heads: rope_lib.permute_rows_to_interleaved(w, n_heads)),
+        check_permute_rows(lambda w, n_heads: permute_rows(w.T, n_heads).T),
+        check_rotate_qk(lambda q, k, s: rotate_qk(q, k, s, bug="bf16 positions")),
+        check_rotate_qk(lambda q, k, s: rotate_qk(q, k, s, bug="no start_pos")),
+        check_rotate_qk(lambda q, k, s: rotate_qk(q, k, s, bug="half-layout tables")),
+    ]
+    for result in wrong:
+        assert not result
+        assert not [code for code in LLAMA_ANSWERS if code in result.message], result.message
+
+
+def test_the_llama_chapter_plants_the_three_bugs_and_its_solution_fixes_them():
+    """The exercise's buggy versions, run as the chapter runs them, fail with the hints the tests above name."""
+    text = (ROOT / "book" / "llama_implementation.md").read_text()
+    part = text.split(":label: llama-ex-debug", 1)[1]
+    assert part.count("def rotate_qk_") >= 3 and "check_rotate_qk(rotate_qk)" in part

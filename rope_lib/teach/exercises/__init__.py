@@ -20,7 +20,7 @@ from .complex_numbers import check_terms_needed
 from .rotation_matrices import check_rotate
 from .rope_2d import check_score_complex
 from .rope_nd import check_first_below_half
-from .llama_implementation import check_rope_half
+from .llama_implementation import check_permute_rows, check_rope_half, check_rotate_qk
 from .implementations_and_speed import check_bf16_position_error
 from .longer_contexts import check_rotate_cache
 from .why_rope_works import check_b_m
@@ -35,6 +35,8 @@ __all__ = [
     "check_score_complex",
     "check_first_below_half",
     "check_rope_half",
+    "check_permute_rows",
+    "check_rotate_qk",
     "check_bf16_position_error",
     "check_rotate_cache",
     "check_b_m",

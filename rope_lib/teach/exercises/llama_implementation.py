@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import torch
 
+from ...layouts import permute_rows_to_half, permute_rows_to_interleaved
 from ...rope import apply_rope, rope_cos_sin, rotate_pairs
-from .checking import CheckResult, Hint, answer_tensor, call_student, diagnose, fresh_heads, fresh_rng, run_check
-
+from .checking import (
+    F32_EPS,
+    CheckResult,
+    Hint,
+    answer_tensor,
+    call_student,
+    diagnose,
+    fresh_heads,
+    fresh_rng,
+    fresh_seed,
+    normal_case,
+    reading_answer,
+    run_check,
+)
 
 
 def check_rope_half(rope_half) -> CheckResult:
@@ -50,3 +63,166 @@ def check_rope_half(rope_half) -> CheckResult:
 
     return run_check("llama-ex-rotate-half", rope_half, body,
                 "rope_half matches rope_lib.apply_rope(x, positions, layout='half') for three shapes and offsets 0, 50 and 1000 and two fresh random ones.")
+
+
+def _same_lines(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """a's rows are b's rows, in some order."""
+    return sorted(map(tuple, a.tolist())) == sorted(map(tuple, b.tolist()))
+
+
+def _layout_scores(w_q: torch.Tensor, w_k: torch.Tensor, x: torch.Tensor, n_heads: int, positions: torch.Tensor, layout: str) -> torch.Tensor:
+    """Scores q_m·k_n (H, T, T) of tokens x (T, in) with rows w_q, w_k (H·D, in), rotated in `layout`."""
+    heads = lambda w: (x @ w.T).view(1, x.shape[0], n_heads, -1)  # noqa: E731  (1, T, H, D)
+    q, k = apply_rope(heads(w_q), positions, layout=layout), apply_rope(heads(w_k), positions, layout=layout)
+    return torch.einsum("bthd,bshd->hts", q, k)
+
+
+def check_permute_rows(permute_rows) -> CheckResult:
+    """Exercise llama-ex-permute: `permute_rows(w, n_heads)` reorders the rows of W_q or W_k (n_heads·head_dim,
+    in_features), written for Meta's interleaved layout, so that the half layout computes the same scores."""
+
+    def body(fn):
+        gen, fresh = torch.Generator().manual_seed(3), fresh_rng()
+        cases = []
+        for n_heads, head_dim, features in ((4, 8, 12), (2, 16, 32), (3, 4, 5)):
+            w_q, w_k = (torch.randn(n_heads * head_dim, features, generator=gen, dtype=torch.float64) for _ in range(2))
+            shape = tuple(w_q.shape)
+            cases.append((w_q, w_k, n_heads, f"permute_rows(w of shape {shape}, n_heads={n_heads})",
+                          f"permute_rows(a second w of shape {shape}, n_heads={n_heads})"))
+        for _ in range(2):
+            n_heads, head_dim, features = int(fresh.integers(2, 5)), 2 * int(fresh.integers(2, 9)), int(fresh.integers(3, 21))
+            seeds = fresh_seed(fresh), fresh_seed(fresh)
+            (q, rebuild_q), (k, rebuild_k) = (normal_case(seed, (n_heads * head_dim, features)) for seed in seeds)
+            cases.append((torch.from_numpy(q), torch.from_numpy(k), n_heads,
+                          f"permute_rows(w, n_heads={n_heads}) with w = torch.from_numpy({rebuild_q})",
+                          f"permute_rows(w, n_heads={n_heads}) with w = torch.from_numpy({rebuild_k})"))
+        x = torch.randn(7, 32, generator=gen, dtype=torch.float64)  # (T, in): seven tokens
+        positions = torch.arange(3, 10)  # (T,)
+        each = "the same rows as w, in a new order (n_heads·head_dim rows of in_features entries)"
+        for w_q, w_k, n_heads, call, call_k in cases:
+            value = call_student(fn, call, w_q.clone(), n_heads)
+            if isinstance(value, torch.Tensor) and w_q.shape[0] != w_q.shape[1] and value.shape == w_q.T.shape:
+                raise Hint(f"{call} returned shape {tuple(value.shape)}: rows and columns — the matrix came back transposed; "
+                           "W keeps one row per output coordinate")
+            value = answer_tensor(value, call, w_q, each, "w's")
+            expected = permute_rows_to_half(w_q, n_heads)
+            if torch.equal(value, expected):
+                value_k = answer_tensor(call_student(fn, call_k, w_k.clone(), n_heads), call_k, w_k, each, "w's")
+                if torch.equal(value_k, permute_rows_to_half(w_k, n_heads)):
+                    continue
+                raise Hint(f"{call_k}: right for the first matrix of this shape, wrong for a second one: reorder the rows you are given")
+            rows, tokens = w_q.shape[0], x[:, : w_q.shape[1]]
+            interleaved = _layout_scores(w_q, w_k, tokens, n_heads, positions, "interleaved")
+            gap = (_layout_scores(value, permute_rows_to_half(w_k, n_heads), tokens, n_heads, positions, "half") - interleaved).abs().max().item()
+            diagnose(value, [
+                (lambda: w_q, f"{call}: unchanged — the rows come back in their original order, and the half layout's scores differ from "
+                              f"the interleaved layout's by up to {gap:.3g}: the two layouts pair different coordinates"),
+                (lambda: permute_rows_to_half(w_q, 1),
+                 f"{call}: per head — your order moves rows from one head into another; RoPE pairs coordinates inside one head, so each "
+                 f"head's head_dim rows must stay within that head (here {n_heads} heads of {rows // n_heads} rows)"),
+                (lambda: permute_rows_to_interleaved(w_q, n_heads),
+                 f"{call}: direction — your order is the inverse one: it would convert half-layout rows to the interleaved layout"),
+            ], torch.equal)
+            if not _same_lines(value, w_q):
+                if _same_lines(value.T, w_q.T):
+                    raise Hint(f"{call}: columns — you reordered the columns (the input features); RoPE turns the outputs of W, one output per row")
+                if sorted(value.flatten().tolist()) == sorted(w_q.flatten().tolist()):
+                    raise Hint(f"{call}: rows and columns — entries moved between rows; a row of W holds the weights of one output "
+                               "coordinate, so move whole rows and keep each one as it is")
+                raise Hint(f"{call}: your matrix holds other numbers than w; only reorder its rows, do not change them")
+            if gap > 1e-9:
+                raise Hint(f"{call}: with your rows for W_q (and the right ones for W_k) the half layout's scores differ from the "
+                           f"interleaved layout's by up to {gap:.3g}")
+            raise Hint(f"{call}: the scores agree but the rows are not in the order of the conversion between the two layouts")
+
+    return run_check("llama-ex-permute", permute_rows, body,
+                     "permute_rows reorders the rows of W_q and W_k so that the half layout scores exactly as the interleaved layout did, "
+                     "for three shapes and two fresh random ones.")
+
+
+def _answer_pair(value, call: str, xq: torch.Tensor, xk: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The student's (rotated xq, rotated xk), each of its input's shape and dtype."""
+    with reading_answer(call, value, "a pair (xq rotated, xk rotated)"):
+        if not isinstance(value, (tuple, list)) or len(value) != 2:
+            raise Hint(f"{call} returned {type(value).__name__}, expected a pair (xq rotated, xk rotated)")
+    each = "one rotated vector per token and head"
+    return answer_tensor(value[0], call + "[0]", xq, each, "xq's"), answer_tensor(value[1], call + "[1]", xk, each, "xk's")
+
+
+def _scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """q_m·k_n (B, H, T, T) in float64."""
+    return torch.einsum("bthd,bshd->bhts", q.double(), k.double())
+
+
+def check_rotate_qk(rotate_qk) -> CheckResult:
+    """Exercise llama-ex-debug: `rotate_qk(xq, xk, start_pos)` rotates queries and keys (B, T, H, D) of the tokens at
+    positions start_pos … start_pos + T − 1, pairs (x_2j, x_2j+1) as in Meta's weights, and returns them in their dtype."""
+
+    def body(fn):
+        gen, fresh = torch.Generator().manual_seed(4), fresh_rng()
+        randn = lambda *shape: torch.randn(*shape, generator=gen)  # noqa: E731  float32
+
+        def run(call, xq, xk, start_pos):
+            return _answer_pair(call_student(fn, call, xq.clone(), xk.clone(), start_pos), call, xq, xk)
+
+        xq, xk = randn(1, 6, 2, 16), randn(1, 6, 2, 16)
+        call = "rotate_qk(xq, xk, start_pos={}) with xq, xk of shape (1, 6, 2, 16)"
+        q0, k0 = run(call.format(0), xq, xk, 0)
+        q40, k40 = run(call.format(40), xq, xk, 40)
+        if torch.equal(q40, xq) and torch.equal(k40, xk):
+            raise Hint(f"{call.format(40)}: nothing turned — the queries and keys come back unchanged at positions 40 … 45")
+        moved = (_scores(q0, k0) - _scores(q40, k40)).abs().max().item()
+        if moved > 1e-3:
+            raise Hint(f"{call.format(0)} and at start_pos=40: scores depend on the absolute position — moving all six tokens by 40 "
+                       f"changes the scores q_m·k_n by up to {moved:.3g}, but RoPE's score may depend only on m − n")
+
+        xq, xk = randn(1, 8, 2, 16), randn(1, 8, 2, 16)
+        full_q, full_k = run("rotate_qk(xq, xk, 0) with xq, xk of shape (1, 8, 2, 16)", xq, xk, 0)
+        for t in range(8):
+            step = f"rotate_qk(xq[:, {t}:{t + 1}], xk[:, {t}:{t + 1}], start_pos={t})"
+            q_t, k_t = run(step, xq[:, t : t + 1], xk[:, t : t + 1], t)
+            if not (torch.allclose(q_t, full_q[:, t : t + 1], rtol=0, atol=1e-5) and torch.allclose(k_t, full_k[:, t : t + 1], rtol=0, atol=1e-5)):
+                raise Hint(f"{step}: cached decoding differs from one full pass at step t={t} — token {t} decoded alone is turned "
+                           f"differently from the same token in one pass over positions 0 … 7")
+
+        x = randn(1, 1, 1, 32).to(torch.bfloat16).expand(1, 2, 1, 32).contiguous()  # (1, 2, 1, 32): one vector at two positions
+        call = "rotate_qk(x, x, start_pos=256) with x in bfloat16 holding one vector at both tokens"
+        q, _ = run(call, x, x, 256)
+        if torch.equal(q[:, 0], q[:, 1]):
+            raise Hint(f"{call}: positions 256 and 257 get the same rotation")
+        bf16 = x, q, call
+
+        cases = []
+        for shape, start in (((2, 5, 3, 16), 37), ((1, 3, 2, 8), 1000)):
+            cases.append((randn(*shape), randn(*shape), start, f"rotate_qk(xq, xk, start_pos={start}) with xq, xk of shape {shape}"))
+        for _ in range(2):
+            x, start, rebuild = fresh_heads(fresh, 32)
+            cases.append((x.float(), x.flip(1).float(), start, f"rotate_qk(xq, xq.flip(1), start_pos={start}) with xq = {rebuild}.float()"))
+        for xq, xk, start, call in cases:
+            positions = torch.arange(start, start + xq.shape[1])  # (T,)
+            atol = 1e-5 + 8 * F32_EPS * (start + xq.shape[1])  # float32 angles may err by about m·eps
+            close = lambda a, b: torch.allclose(a.double(), b.double(), rtol=0, atol=atol)  # noqa: E731
+            q, k = run(call, xq, xk, start)
+            reference = lambda y, p=positions, **kw: apply_rope(y.double(), p, **kw).float()  # noqa: E731
+            if close(q, reference(xq)) and close(k, reference(xk)):
+                continue
+            cos, sin = rope_cos_sin(positions, xq.shape[-1], dtype=torch.float64)  # (T, D/2)
+            diagnose(q, [
+                (lambda: reference(xq, layout="half"),
+                 f"{call}: pairing — your function turns x_j together with x_(j+D/2), Hugging Face's half layout; this model's weights "
+                 "pair neighbours (x_2j, x_2j+1), Meta's interleaved layout"),
+                (lambda: reference(xq, -positions), f"{call}: direction — each pair turned by −mθ_j; RoPE turns by +mθ_j"),
+                (lambda: reference(xq, positions + 1), f"{call}: off by one — the first token sits at position start_pos = {start}, not start_pos + 1"),
+                (lambda: reference(xq, positions - 1), f"{call}: off by one — the first token sits at position start_pos = {start}, not start_pos − 1"),
+                (lambda: rotate_pairs(xq.double(), sin, cos).float(), f"{call}: cos and sin swapped — at position 0 nothing may move"),
+            ], close)
+            raise Hint(f"{call}: the queries differ from RoPE at positions {start} … {positions[-1].item()} by "
+                       f"{(q.double() - reference(xq).double()).abs().max().item():.3g}")
+        x, q, call = bf16
+        gap = (q.double() - apply_rope(x.double(), torch.arange(256, 258)).to(torch.bfloat16).double()).abs().max().item()
+        if gap > 0.05:
+            raise Hint(f"{call}: the result differs from RoPE at positions 256 and 257 by {gap:.3g}, more than bfloat16 rounding")
+
+    return run_check("llama-ex-debug", rotate_qk, body,
+                     "rotate_qk keeps scores relative, decodes token by token as in one pass, tells position 257 from 256 in bfloat16 "
+                     "and matches RoPE in the interleaved layout for two shapes and two fresh random ones.")
