@@ -757,7 +757,8 @@ def test_the_llama_hints_keep_the_answer_back():
 
 
 def test_the_llama_chapter_plants_the_three_bugs_and_its_solution_fixes_them():
-    """The exercise's buggy versions, run as the chapter runs them, fail with the hints the tests above name."""
+    """The debugging exercise shows three buggy versions, and its solution checks the fixed one; the chapter's cells
+    assert which hint each bug gets, as test_rotate_qk_hints_name_the_property_each_planted_bug_breaks does here."""
     text = (ROOT / "book" / "llama_implementation.md").read_text()
     part = text.split(":label: llama-ex-debug", 1)[1]
     assert part.count("def rotate_qk_") >= 3 and "check_rotate_qk(rotate_qk)" in part
