@@ -19,6 +19,7 @@ from rope_lib.teach import (
     phasor_terms,
     relative_upper_bound,
     rope_sum,
+    unturned_pairs,
 )
 from rope_lib.teach import decay
 
@@ -149,3 +150,12 @@ def test_a_planted_wrong_sign_is_caught(monkeypatch):
     right = decay._rotations
     monkeypatch.setattr(decay, "_rotations", lambda relative, d, base: np.conj(right(relative, d, base)))
     assert not tip_is_the_score(q, k, 7, 2, 10000.0)
+
+
+def test_unturned_pairs_counts_the_arrows_within_a_quarter_turn():
+    for r, d, base in [(0, 16, 10000.0), (1, 16, 10000.0), (64, 128, 10000.0), (-64, 128, 10000.0), (1024, 128, 500000.0), (16384, 128, 10000.0)]:
+        expected = sum(abs(r) * base ** (-2 * i / d) < math.pi / 2 for i in range(d // 2))
+        assert unturned_pairs(r, d, base) == expected
+    assert unturned_pairs(np.array([0, 1, 2]), 8).tolist() == [4, 4, 3]  # pair 0 turns 1, then 2 radians: past π/2
+    with pytest.raises(ValueError, match=r"d must be a positive even integer"):
+        unturned_pairs(3, 7)

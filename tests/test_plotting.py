@@ -287,3 +287,88 @@ def test_explorer_stays_within_the_frame_budget_and_draws_quickly():
         fig = widget.figure(method=method, factor=16.0)
         assert fig.get_size_inches()[0] <= 5.5
     assert (time.perf_counter() - start) / 5 < 1.0  # drawing only; the PNG is made when the page is built
+
+
+def test_the_phasor_figure_draws_the_score_it_describes():
+    from matplotlib.quiver import Quiver
+
+    from rope_lib import apply_rope
+    from rope_lib.teach import pair_products, phasor_terms, unturned_pairs
+    from rope_lib.teach.plotting import series_style
+
+    rng = np.random.default_rng(4)
+    q, k = rng.standard_normal(32), rng.standard_normal(32)
+    fig = plotting.plot_phasor_sum(q, k, 40, 500.0)
+    assert isinstance(fig, BookFigure) and len(fig.alt_text.split()) > 40
+    x = torch.tensor(np.stack([q, k]))[:, None, None, :]
+    turned = apply_rope(x, [[45], [5]], theta=500.0)
+    score = float(turned[0, 0, 0] @ turned[1, 0, 0])
+    assert f"its real part {score:.2f}" in fig.alt_text
+    assert f"{unturned_pairs(40, 32, 500.0)} of the 16 arrows" in fig.alt_text
+    plane, running = fig.axes[:2]
+    (arrows,) = [c for c in plane.collections if isinstance(c, Quiver)]
+    assert arrows.N == 16  # one arrow per pair
+    path = phasor_terms(pair_products(q, k), 40, 500.0)
+    np.testing.assert_allclose(arrows.X, path[:-1].real)
+    np.testing.assert_allclose(arrows.U, np.diff(path).real)
+    np.testing.assert_allclose(arrows.V, np.diff(path).imag)
+    marked = [line.get_xdata()[0] for line in plane.get_lines() if line.get_marker() == series_style(3)["marker"]]
+    assert marked and math.isclose(marked[0], score, abs_tol=1e-9)  # the score, marked on the real axis
+    curve = running.get_lines()[0]
+    assert list(curve.get_xdata()) == list(range(41)) and math.isclose(curve.get_ydata()[-1], score, abs_tol=1e-9)
+    assert fig.to_png().startswith(b"\x89PNG")
+
+
+def test_the_relative_bias_figure_draws_each_scheme():
+    from rope_lib import alibi_slopes, t5_relative_bias, t5_relative_bucket
+    from rope_lib.teach.plotting.relative_bias import t5_table_following
+
+    fig = plotting.plot_relative_biases(3, 300)
+    assert isinstance(fig, BookFigure) and len(fig.alt_text.split()) > 60
+    slope = float(alibi_slopes(8)[2])
+    assert f"slope {slope:.4g} reaches {-slope * 300:.4g} at Δ = 300" in fig.alt_text
+    first_of_last = int(np.argmax(t5_relative_bucket(-torch.arange(301), bidirectional=False).numpy() == 31))
+    assert first_of_last == 113 and f"from Δ = {first_of_last} on" in fig.alt_text
+    rope = 2 * (b_m_theta(np.arange(301), inv_freq(128)) - 64) / math.sqrt(128)
+    assert f"between {rope.min():.3g} and 0" in fig.alt_text
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    np.testing.assert_allclose(lines["ALiBi head 3: −0.125·Δ"].get_ydata(), -0.125 * np.arange(301))
+    np.testing.assert_allclose(lines["NoPE: 0"].get_ydata(), 0)
+    np.testing.assert_allclose(lines["RoPE, similar key: 2σ²(B_Δ − B_0)/√d"].get_ydata(), rope)
+    # the T5 steps read a table that holds the ALiBi line at each bucket's first distance
+    table = t5_table_following(-slope * np.arange(301.0), 32, 128)
+    t5 = t5_relative_bias([300], range(300, -1, -1), torch.from_numpy(table[:, None]), bidirectional=False)[0, 0].numpy()
+    np.testing.assert_allclose(lines["T5, 32 buckets (table following head 3)"].get_ydata(), t5)
+    buckets = t5_relative_bucket(-torch.arange(301), bidirectional=False).numpy()
+    for b in np.unique(buckets):
+        first = int(np.flatnonzero(buckets == b)[0])
+        assert table[b] == -slope * first and np.all(t5[buckets == b] == table[b])
+    assert np.all(np.diff(t5) <= 0)  # following a falling line, the steps fall
+    assert fig.to_png().startswith(b"\x89PNG")
+
+
+def test_relative_bias_figure_refuses_a_head_it_does_not_have():
+    with pytest.raises(ValueError, match=r"head must be one of the heads 1 … 8, got 9"):
+        plotting.plot_relative_biases(9)
+    with pytest.raises(ValueError, match=r"max_distance must be a positive integer, got 0"):
+        plotting.plot_relative_biases(1, 0)
+
+
+@pytest.mark.parametrize("make", ["phasors", "relative_bias"])
+def test_the_why_rope_works_widgets_stay_within_the_frame_budget_and_draw_quickly(make):
+    from rope_lib.teach.widgets.phasors import phasor_widget
+    from rope_lib.teach.widgets.relative_bias import relative_bias_widget
+
+    widget = phasor_widget(np.random.default_rng(0).standard_normal(128)) if make == "phasors" else relative_bias_widget()
+    count = math.prod(len(c.values) for c in widget.controls)
+    assert count <= MAX_FRAMES // 2  # the chapter holds two, beside its static figures: together they keep the page light
+    widget.figure()  # warm up matplotlib
+    slowest = 0.0
+    for values in [{c.name: c.values[0] for c in widget.controls}, {c.name: c.values[-1] for c in widget.controls}]:
+        start = time.perf_counter()
+        fig = widget.figure(**values)
+        frame_png(fig)
+        slowest = max(slowest, time.perf_counter() - start)
+        w, h = fig.get_size_inches()
+        assert w <= 8.5 and h <= 4.5
+    assert slowest < 1.5  # the budget is 0.3 s; the margin absorbs a busy test machine

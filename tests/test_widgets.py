@@ -1,5 +1,7 @@
 """Figures come from rope_lib, carry a description, and widgets offer only values they can draw."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -92,3 +94,46 @@ def test_a_figure_shows_with_its_description_as_alt_text():
     shown = fig._repr_html_()
     assert shown.startswith('<img class="rope-figure" src="data:image/png;base64,')
     assert f'alt="{html.escape(fig.alt_text, quote=True)}"' in shown
+
+
+def test_phasor_widget_offers_distance_base_and_dimension():
+    from rope_lib.teach import pair_products, rope_sum
+    from rope_lib.teach.widgets.phasors import phasor_widget
+
+    q = np.random.default_rng(0).standard_normal(128)
+    widget = phasor_widget(q)
+    assert [c.name for c in widget.controls] == ["relative", "base", "d"]
+    assert math.prod(len(c.values) for c in widget.controls) == 48
+    for values in ({"relative": 0, "d": 16}, {"relative": 1024, "base": 500000.0}):
+        fig = widget.figure(**values)
+        relative, base, d = values["relative"], values.get("base", 10000.0), values.get("d", 128)
+        score = rope_sum(pair_products(q[:d], q[:d]), relative, base).real
+        assert f"d = {d}, base {base:g}, relative distance Δ = {relative}." in fig.alt_text
+        assert f"its real part {score:.2f}" in fig.alt_text
+    assert f"its real part {q[:16] @ q[:16]:.2f}" in widget.figure(relative=0, d=16).alt_text  # Δ = 0: the score is |q|²
+    with pytest.raises(ValueError, match=r"q must be a vector of at least 128 coordinates, got shape \(64,\)"):
+        phasor_widget(q[:64])
+
+
+def test_phasor_widget_live_form_redraws_when_the_distance_moves():
+    from rope_lib.teach.widgets.phasors import phasor_widget
+
+    box = phasor_widget(np.random.default_rng(0).standard_normal(128)).live()
+    distance, _base, _d, output = box.children
+    first = output.outputs
+    distance.value = 256
+    assert output.outputs != first
+
+
+def test_relative_bias_widget_offers_the_alibi_head_and_the_range():
+    from rope_lib import alibi_slopes
+    from rope_lib.teach.widgets.relative_bias import relative_bias_widget
+
+    widget = relative_bias_widget()
+    assert [c.name for c in widget.controls] == ["head", "max_distance"]
+    assert math.prod(len(c.values) for c in widget.controls) == 16
+    for head in (1, 8):
+        slope = float(alibi_slopes(8)[head - 1])
+        assert f"head {head} of slope {slope:.4g} reaches {-slope * 64:.4g} at Δ = 64" in widget.figure(head=head, max_distance=64).alt_text
+    with pytest.raises(ValueError, match=r"control 'head' must take one of"):
+        widget.figure(head=9)

@@ -19,7 +19,7 @@ from .base_bound import (
 )
 from .bf16_positions import bf16_angles
 from .complex_plane import complex_to_pair, exp_partial_sums, pair_to_complex
-from .decay import abel_bound, abel_sum, pair_products, partial_sums, phasor_terms, relative_upper_bound, rope_sum
+from .decay import abel_bound, abel_sum, pair_products, partial_sums, phasor_terms, relative_upper_bound, rope_sum, unturned_pairs
 from .frequency_roles import band_pairs, positional_head_score, retrieval_rate
 from .tokens import (
     attention_outputs,
@@ -71,4 +71,5 @@ __all__ = [
     "softmax",
     "token_ids",
     "tokenize",
+    "unturned_pairs",
 ]

@@ -66,6 +66,15 @@ def phasor_terms(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
     return _tip_to_tail(_rotations(relative, 2 * h.size, base) * h)
 
 
+def unturned_pairs(relative, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """How many of the d/2 pairs have turned by less than a quarter turn, |m − n|·θ_i < π/2; shape relative.shape.
+
+    Their arrows in `phasor_terms` still point within 90° of where they pointed at distance 0; the faster
+    pairs have turned further and, at a large distance, point every which way.
+    """
+    return np.count_nonzero(np.abs(angles(relative, d, base)) < np.pi / 2, axis=-1)
+
+
 def partial_sums(relative, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """S_j = Σ_{i=0}^{j−1} e^{i(m−n)θ_i} for j = 0 … d/2, shape relative.shape + (d/2 + 1,); S_0 = 0."""
     return _tip_to_tail(_rotations(relative, d, base))

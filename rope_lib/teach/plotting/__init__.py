@@ -10,6 +10,8 @@ from .context_extension import plot_angle_coverage, plot_cache_gaps, plot_contex
 from .decay import plot_relative_upper_bound
 from .frequencies import plot_wavelengths
 from .llama import plot_bf16_angles
+from .phasors import plot_phasor_sum
+from .relative_bias import plot_relative_biases
 from .rope_2d import plot_rope_2d
 from .rope_nd import plot_clock, plot_pair_rotations, plot_rotary_matrix
 from .rotations import plot_rotated_query_key, plot_rotation_composition

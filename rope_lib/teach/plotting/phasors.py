@@ -1,0 +1,73 @@
+"""The RoPE score as a sum of turning arrows (chapter "Why does RoPE work?")."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from ..decay import pair_products, phasor_terms, rope_sum, unturned_pairs
+from ...frequencies import DEFAULT_BASE
+from .style import SEQUENTIAL_CMAP, new_figure, series_style
+
+
+def plot_phasor_sum(q, k, relative: int, base: float = DEFAULT_BASE) -> Figure:
+    """Left: the d/2 terms h_i e^{iΔθ_i} laid tip to tail, shaded by pair, the resultant Σ and its real part,
+    the score, on the real axis. Right: the score against the distance from 0 up to Δ."""
+    h = pair_products(q, k)
+    d = 2 * h.size
+    path = phasor_terms(h, relative, base)  # (d/2 + 1,)
+    tip = complex(path[-1])
+    distance = np.arange(max(int(relative), 1) + 1)
+    scores = rope_sum(h, distance, base).real  # (Δ + 1,)
+    still = int(unturned_pairs(relative, d, base))
+    fig = new_figure(
+        f"Two panels for d = {d}, base {base:g}, relative distance Δ = {relative}. Left: the complex plane with the "
+        f"{d // 2} terms h_i e^(iΔθ_i) of the RoPE score drawn as arrows laid tip to tail, shaded from dark (pair 0, "
+        f"the fastest) to light (pair {d // 2 - 1}, the slowest); {still} of the {d // 2} arrows have turned by less "
+        f"than a quarter turn since distance 0. A thick arrow from 0 to their sum, {tip.real:.2f}{tip.imag:+.2f}i, "
+        f"is the resultant; its real part {tip.real:.2f}, marked on the real axis, is the score. Right: the score "
+        f"against the distance from 0 to {distance[-1]}: {scores[0]:.2f} at distance 0, {tip.real:.2f} at Δ = {relative}, "
+        f"between {scores.min():.2f} and {scores.max():.2f} on the way.",
+        figsize=(8.5, 3.9),
+    )
+    plane, running = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.15, 1]})
+    shade = ScalarMappable(Normalize(0, d // 2 - 1), colormaps[SEQUENTIAL_CMAP])
+    arrows = np.diff(path)
+    plane.quiver(path[:-1].real, path[:-1].imag, arrows.real, arrows.imag, color=shade.to_rgba(np.arange(d // 2)),
+                 angles="xy", scale_units="xy", scale=1, width=0.006, headwidth=3.5, headlength=4, zorder=2)
+    plane.annotate("", xy=(tip.real, tip.imag), xytext=(0, 0),
+                   arrowprops={"arrowstyle": "-|>", "color": "black", "linewidth": 1.8, "shrinkA": 0, "shrinkB": 0}, zorder=1)
+    plane.plot([tip.real, tip.real], [tip.imag, 0], color="0.35", linestyle=":", linewidth=1.2)
+    score_style = series_style(3)
+    plane.plot([tip.real], [0], linestyle="none", marker=score_style["marker"], color=score_style["color"], markersize=8,
+               zorder=4, label=f"score = Re Σ = {tip.real:.2f}")
+    plane.axhline(0, color="0.75", linewidth=0.7, zorder=0)
+    plane.axvline(0, color="0.75", linewidth=0.7, zorder=0)
+    corners = np.concatenate([path, [tip.real + 0j]])
+    low, high = min(corners.real.min(), corners.imag.min()), max(corners.real.max(), corners.imag.max())
+    margin = 0.08 * max(high - low, 1e-9)
+    centre = ((corners.real.min() + corners.real.max()) / 2, (corners.imag.min() + corners.imag.max()) / 2)
+    half = (max(np.ptp(corners.real), np.ptp(corners.imag)) / 2) + margin
+    plane.set_xlim(centre[0] - half, centre[0] + half)
+    plane.set_ylim(centre[1] - half, centre[1] + half)
+    plane.set_aspect("equal")
+    plane.set_xlabel("real part", labelpad=1)
+    plane.set_ylabel("imaginary part")
+    plane.set_title(f"Δ = {relative}: {still} of {d // 2} arrows within a quarter turn", fontsize=9)
+    plane.legend(loc="best", fontsize=8)
+    fig.colorbar(shade, ax=plane, label="pair i (0 = fastest)", location="bottom", shrink=0.7, aspect=30)
+    line_style = series_style(0)
+    running.plot(distance[: int(relative) + 1], scores[: int(relative) + 1], color=line_style["color"], linewidth=1)
+    running.plot([relative], [tip.real], linestyle="none", marker=score_style["marker"], color=score_style["color"], markersize=8)
+    running.axhline(0, color="0.3", linewidth=0.8)
+    running.set_xlim(-0.03 * distance[-1], 1.03 * distance[-1])
+    running.xaxis.set_major_locator(MaxNLocator(integer=True))
+    running.set_xlabel("relative distance m − n")
+    running.set_ylabel("score ⟨R_m q, R_n k⟩")
+    running.set_title(f"the score from distance 0 to {relative}", fontsize=9)
+    running.grid(True, alpha=0.3)
+    return fig

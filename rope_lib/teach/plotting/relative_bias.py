@@ -1,0 +1,94 @@
+"""RoPE among its relatives: the bias each scheme adds to a score against the distance (chapter "Why does RoPE work?")."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from ..base_bound import b_m_theta
+from ...attention import causal_mask
+from ...checks import require_positive_int
+from ...frequencies import DEFAULT_BASE, inv_freq
+from ...relative_bias import alibi_bias, alibi_slopes, t5_relative_bias, t5_relative_bucket
+from .style import new_figure, series_style
+
+
+def t5_table_following(bias_by_distance: np.ndarray, num_buckets: int, max_distance: int) -> np.ndarray:
+    """A decoder's T5 table (num_buckets,) that holds, for each bucket, the given bias at the bucket's first
+    distance: what a table would have to learn to follow that curve as closely as its buckets let it."""
+    distance = np.arange(bias_by_distance.size)
+    buckets = t5_relative_bucket(torch.from_numpy(-distance), bidirectional=False, num_buckets=num_buckets, max_distance=max_distance).numpy()
+    table = np.full(num_buckets, bias_by_distance[-1])  # buckets the distances shown never reach
+    used, first = np.unique(buckets, return_index=True)
+    table[used] = bias_by_distance[first]
+    return table
+
+
+def plot_relative_biases(head: int = 1, max_distance: int = 256, *, n_heads: int = 8, d: int = 128, base: float = DEFAULT_BASE,
+                         num_buckets: int = 32, t5_max_distance: int = 128) -> Figure:
+    """The bias each scheme adds to the score of a key Δ tokens before the query, Δ = 0 … max_distance, on a
+    symmetric log scale: ALiBi's lines (one per head), T5's steps (with a table that follows the chosen ALiBi
+    head), NoPE's zero, RoPE's expected gain for a similar key relative to Δ = 0; the causal mask's −∞ to the left."""
+    n_heads = require_positive_int(n_heads, "n_heads")
+    head = require_positive_int(head, "head")
+    max_distance = require_positive_int(max_distance, "max_distance")
+    if head > n_heads:
+        raise ValueError(f"head must be one of the heads 1 … {n_heads}, got {head}")
+    future = max(1, max_distance // 12)
+    keys = np.arange(-future, max_distance + 1)  # Δ = m − n: negative for keys after the query
+    query = max_distance  # one query, keys before and after it
+    positions = query - keys
+    behind = keys >= 0
+    slopes = alibi_slopes(n_heads).numpy()
+    alibi = alibi_bias([query], torch.from_numpy(positions), n_heads, dtype=torch.float64)[:, 0].numpy()  # (H, keys)
+    chosen = alibi[head - 1]
+    table = t5_table_following(chosen[behind], num_buckets, t5_max_distance)
+    t5 = t5_relative_bias([query], torch.from_numpy(positions), torch.from_numpy(table[:, None]), bidirectional=False,
+                          max_distance=t5_max_distance)[0, 0].numpy()
+    mask = causal_mask(query + future + 1, 0)[query, torch.from_numpy(positions)].numpy()  # the query's row: −∞ for keys after it
+    rope = 2 * (b_m_theta(keys[behind], inv_freq(d, base)) - d / 2) / np.sqrt(d)  # 2σ²(B_Δ − B_0)/√d with σ = 1
+    buckets = t5_relative_bucket(torch.from_numpy(-keys[behind]), bidirectional=False, num_buckets=num_buckets, max_distance=t5_max_distance).numpy()
+    t5_flat_from = int(np.argmax(buckets == num_buckets - 1)) if buckets[-1] == num_buckets - 1 else None
+    fig = new_figure(
+        f"Line chart of the bias each scheme adds to the attention score of a key Δ tokens before the query (horizontal "
+        f"axis, Δ from 0 to {max_distance}; keys after the query, to the left, are set to minus infinity by the causal "
+        f"mask), on a symmetric logarithmic vertical axis. NoPE adds 0. ALiBi with {n_heads} heads adds −slope·Δ: head "
+        f"{head} of slope {slopes[head - 1]:.4g} reaches {chosen[-1]:.4g} at Δ = {max_distance}, the other heads are "
+        f"thin grey lines. T5 with {num_buckets} buckets adds a learned bias per bucket; here its table follows ALiBi "
+        f"head {head} bucket by bucket, giving steps that widen with distance"
+        + (f" and stay at {t5[-1]:.4g} from Δ = {t5_flat_from} on" if t5_flat_from is not None else "")
+        + f". RoPE adds no bias; its expected effect on a similar key, 2σ²(B_Δ − B_0)/√d for d = {d} and σ = 1, "
+        f"starts at 0, lies between {rope.min():.3g} and 0, and ends at {rope[-1]:.3g}.",
+        figsize=(6.0, 4.3),
+    )
+    ax = fig.add_subplot()
+    for h in range(n_heads):
+        if h != head - 1:
+            ax.plot(keys[behind], alibi[h][behind], color="0.75", linewidth=0.8, zorder=1)
+    ax.plot([], [], color="0.75", linewidth=0.8, label="ALiBi, the other heads")
+    styles = [series_style(i) for i in range(4)]
+    ax.plot(keys[behind], chosen[behind], markevery=0.1, markersize=4, label=f"ALiBi head {head}: −{slopes[head - 1]:.4g}·Δ", **styles[0])
+    ax.plot(keys[behind], t5[behind], drawstyle="steps-post", markevery=0.1, markersize=4,
+            label=f"T5, {num_buckets} buckets (table following head {head})", **styles[1])
+    ax.plot(keys[behind], np.zeros(behind.sum()), markevery=0.1, markersize=4, label="NoPE: 0", **styles[2])
+    ax.plot(keys[behind], rope, markevery=0.1, markersize=4, label="RoPE, similar key: 2σ²(B_Δ − B_0)/√d", **styles[3])
+    if t5_flat_from is not None:
+        ax.axvline(t5_flat_from, color=styles[1]["color"], linestyle=":", linewidth=1)
+        ax.text(t5_flat_from, 0.3, f" T5: one bucket from Δ = {t5_flat_from} on", fontsize=7, va="center", color="0.2")
+    masked = keys[np.isneginf(mask)]
+    ax.axvspan(masked.min(), masked.max() + 1, color="0.85", zorder=0)
+    low = 1.6 * min(chosen[-1], rope.min(), -1.0)
+    ax.text(masked.min() + 0.15 * future, -3.0, "future keys: −∞ (causal mask)", fontsize=7, rotation=90, va="center")
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.set_yticks([0.0] + [-step * 10.0**power for power in range(0, 6) for step in (1, 3) if step * 10.0**power <= -low])
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.set_ylim(low, 0.8)
+    ax.set_xlim(keys[0], max_distance)
+    ax.set_xlabel("distance Δ = m − n from the query back to the key")
+    ax.set_ylabel("bias added to the score\n(linear to −1, logarithmic beyond)")
+    ax.set_title(f"What each scheme adds to a score, up to Δ = {max_distance}", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    fig.legend(fontsize=7, loc="outside lower center", ncols=2)
+    return fig
