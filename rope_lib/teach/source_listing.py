@@ -12,11 +12,16 @@ import ast
 import html
 import importlib.metadata
 import inspect
+import re
 import textwrap
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
+
+
+_NUMBER_IN_EMPHASIS = re.compile(r'(<span class="hll">)(<span class="linenos">\s*\d+</span>)')
+"""Pygments writes an emphasized line as <hll><linenos>n</linenos>code</hll>; the number is moved out in front."""
 
 
 def _distribution(module_name: str) -> str:
@@ -98,8 +103,11 @@ class SourceListing:
             linenos="inline", linenostart=self.first, hl_lines=[n - self.first + 1 for n in self.emphasized], cssclass="highlight"
         )
         code = highlight("\n".join(self.shown) + "\n", PythonLexer(), formatter)
+        # an emphasized line's number stays on the plain background, where its colour keeps its contrast (dark theme)
+        code = _NUMBER_IN_EMPHASIS.sub(r'\2\1', code)
         return (
             '<div class="literal-block-wrapper docutils container">'
-            f'<div class="code-block-caption"><span class="caption-text">{html.escape(self.caption)}</span></div>'
+            # the caption's dotted name may break after a dot, so that it wraps on a phone instead of running off
+            f'<div class="code-block-caption"><span class="caption-text">{html.escape(self.caption).replace(".", ".<wbr>")}</span></div>'
             f'<div class="highlight-python notranslate">{code}</div></div>'
         )
