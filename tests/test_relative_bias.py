@@ -227,3 +227,11 @@ def test_bad_input_is_refused_by_name():
         alibi_bias([0], [0], 8, dtype=torch.int32)
     with pytest.raises(TypeError, match=r"key_positions must hold integers"):
         alibi_bias([0], [0.5], 8)
+
+
+def test_t5_adds_its_bias_to_unscaled_scores():
+    """The chapter's eq. wr-bias divides q·k by √d; T5 leaves that out (its attention's scaling is 1)."""
+    from transformers import T5Config
+    from transformers.models.t5.modeling_t5 import T5Attention
+
+    assert T5Attention(T5Config(d_model=16, d_kv=4, num_heads=4)).scaling == 1.0
