@@ -19,10 +19,12 @@ from rope_lib.teach.exercises import (
     check_b_m,
     check_bf16_position_error,
     check_first_below_half,
+    check_permute_rows,
     check_rope_half,
     check_rope_pairs,
     check_rotate,
     check_rotate_cache,
+    check_rotate_qk,
     check_score_complex,
     check_terms_needed,
     check_walk_encoding,
@@ -118,6 +120,36 @@ def b_m(m, d, base):
     return sum(math.cos(m * base ** (-2 * i / d)) for i in range(d // 2))
 
 
+def permute_rows(w, n_heads):
+    d = w.shape[0] // n_heads
+    order = torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])  # within one head: even rows, then odd rows
+    return w.view(n_heads, d, -1)[:, order].reshape(w.shape)
+
+
+def rotate_qk(xq, xk, start_pos, bug=None):
+    """The chapter's rotate_qk; `bug` plants one of the three bugs the chapter's exercise shows."""
+    T, D = xq.shape[1], xq.shape[-1]
+    inv_freq = 1.0 / 10000.0 ** (torch.arange(0, D, 2, dtype=torch.float64) / D)  # (D/2,)
+    if bug == "bf16 positions":
+        positions = torch.arange(start_pos, start_pos + T, dtype=xq.dtype)
+    elif bug == "no start_pos":
+        positions = torch.arange(T, dtype=torch.float64)
+    else:
+        positions = torch.arange(start_pos, start_pos + T, dtype=torch.float64)  # (T,)
+    angles = torch.outer(positions.double(), inv_freq)  # (T, D/2)
+    if bug == "half-layout tables":
+        cos, sin = torch.cat([angles.cos()] * 2, -1), torch.cat([angles.sin()] * 2, -1)
+    else:
+        cos, sin = angles.cos().repeat_interleave(2, -1), angles.sin().repeat_interleave(2, -1)  # (T, D)
+
+    def turn(x):
+        y = x.double()
+        quarter = torch.stack([-y[..., 1::2], y[..., 0::2]], dim=-1).flatten(-2)
+        return (y * cos[:, None] + quarter * sin[:, None]).to(x.dtype)
+
+    return turn(xq), turn(xk)
+
+
 REFERENCES = [
     (check_rope_pairs, rope_pairs),
     (check_attention_by_hand, attention_by_hand),
@@ -127,6 +159,8 @@ REFERENCES = [
     (check_score_complex, score_complex),
     (check_first_below_half, first_below_half),
     (check_rope_half, rope_half),
+    (check_permute_rows, permute_rows),
+    (check_rotate_qk, rotate_qk),
     (check_bf16_position_error, bf16_position_error),
     (check_rotate_cache, rotate_cache),
     (check_b_m, b_m),
@@ -481,6 +515,8 @@ def requiring_grad(solution):
     """The solution, its answer returned as a float64 tensor that requires grad."""
     def answer(*args, **kwargs):
         out = solution(*args, **kwargs)
+        if isinstance(out, tuple):
+            return tuple(t.detach().clone().requires_grad_() for t in out)
         if isinstance(out, torch.Tensor):
             return out.detach().clone().requires_grad_()
         return torch.tensor(np.asarray(out, dtype=np.float64), requires_grad=True)
@@ -502,8 +538,8 @@ def test_a_right_answer_that_requires_grad_passes(check, solution):
 def input_key(args, kwargs):
     """A hashable fingerprint of one call's arguments (arrays and tensors by their bytes)."""
     def one(a):
-        if isinstance(a, torch.Tensor):
-            a = a.numpy()
+        if isinstance(a, torch.Tensor):  # by its dtype and bytes (NumPy holds no bf16: read as float32)
+            return (str(a.dtype), tuple(a.shape), (a.float() if a.dtype == torch.bfloat16 else a).numpy().tobytes())
         if isinstance(a, np.ndarray):
             return (a.shape, a.dtype.str, a.tobytes())
         return repr(a)
@@ -604,98 +640,6 @@ def test_the_bf16_rounding_hint_keeps_the_answer_back():
 
 
 # ---- the chapter "The implementation in LLaMA": writing the layout permutation, debugging a broken RoPE ----
-
-from rope_lib.teach.exercises import check_permute_rows, check_rotate_qk  # noqa: E402
-
-
-def permute_rows(w, n_heads):
-    d = w.shape[0] // n_heads
-    order = torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])  # within one head: even rows, then odd rows
-    return w.view(n_heads, d, -1)[:, order].reshape(w.shape)
-
-
-def rotate_qk(xq, xk, start_pos, bug=None):
-    """The chapter's rotate_qk; `bug` plants one of the three bugs the chapter's exercise shows."""
-    T, D = xq.shape[1], xq.shape[-1]
-    inv_freq = 1.0 / 10000.0 ** (torch.arange(0, D, 2, dtype=torch.float64) / D)  # (D/2,)
-    if bug == "bf16 positions":
-        positions = torch.arange(start_pos, start_pos + T, dtype=xq.dtype)
-    elif bug == "no start_pos":
-        positions = torch.arange(T, dtype=torch.float64)
-    else:
-        positions = torch.arange(start_pos, start_pos + T, dtype=torch.float64)  # (T,)
-    angles = torch.outer(positions.double(), inv_freq)  # (T, D/2)
-    if bug == "half-layout tables":
-        cos, sin = torch.cat([angles.cos()] * 2, -1), torch.cat([angles.sin()] * 2, -1)
-    else:
-        cos, sin = angles.cos().repeat_interleave(2, -1), angles.sin().repeat_interleave(2, -1)  # (T, D)
-
-    def turn(x):
-        y = x.double()
-        quarter = torch.stack([-y[..., 1::2], y[..., 0::2]], dim=-1).flatten(-2)
-        return (y * cos[:, None] + quarter * sin[:, None]).to(x.dtype)
-
-    return turn(xq), turn(xk)
-
-
-LLAMA_REFERENCES = [(check_permute_rows, permute_rows), (check_rotate_qk, rotate_qk)]
-LLAMA_IDS = [c.__name__ for c, _ in LLAMA_REFERENCES]
-
-
-@pytest.fixture(autouse=True, scope="module")
-def llama_references_counted():
-    """test_every_coding_exercise_has_a_check asks for a reference of every check in REFERENCES: add these two once the
-    tests above are collected (their parameters are fixed by then), and take them out again afterwards."""
-    REFERENCES.extend(LLAMA_REFERENCES)
-    yield
-    del REFERENCES[-len(LLAMA_REFERENCES):]
-
-
-@pytest.mark.parametrize("check, solution", LLAMA_REFERENCES, ids=LLAMA_IDS)
-def test_the_llama_checks_pass_their_reference_and_refuse_the_usual_non_answers(check, solution, capsys):
-    assert check(solution) and "PASSED" in capsys.readouterr().out
-    assert check(requiring_grad_pair(solution))
-    with pytest.raises(TypeError, match="expects your function"):
-        check(42)
-
-    def broken(*args):
-        raise ZeroDivisionError("oops")
-
-    assert failed(check(broken), "raised ZeroDivisionError: oops")
-    assert failed(check(None), "None") and failed(check(lambda *a: None), "returned None")
-    assert failed(check(not_written), "NotImplementedError")
-    for odd in (10**400, Unreadable()):
-        result = check(lambda *a, odd=odd: odd)
-        assert failed(result) and len(result.message) < 400, result.message
-    assert failed(check(memorised_any_dtype(check, solution)), "returned None")
-
-
-def memorised_any_dtype(check, solution):
-    """`memorised`, for inputs that may be bf16 (which NumPy cannot hold): such a tensor is keyed by its float32 value and
-    its dtype."""
-    def key(args):
-        readable = tuple(a.float() if isinstance(a, torch.Tensor) and a.dtype == torch.bfloat16 else a for a in args)
-        return input_key(readable, {}), tuple(str(getattr(a, "dtype", "")) for a in args)
-
-    table = {}
-
-    def recorder(*args):
-        table[key(args)] = solution(*args)
-        return table[key(args)]
-
-    assert check(recorder)
-    return lambda *args: table.get(key(args))
-
-
-def requiring_grad_pair(solution):
-    """The solution, each tensor of its answer returned requiring grad."""
-    def answer(*args):
-        out = solution(*args)
-        if isinstance(out, tuple):
-            return tuple(t.detach().clone().requires_grad_() for t in out)
-        return out.detach().clone().requires_grad_()
-    return answer
-
 
 def test_the_llama_checks_read_a_tensor_without_data_as_not_yet():
     assert failed(check_permute_rows(lambda w, h: torch.empty_like(w, device="meta")), "meta")
