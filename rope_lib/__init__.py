@@ -17,6 +17,7 @@ from .layouts import (
     permute_rows_to_half,
     permute_rows_to_interleaved,
 )
+from .model import FeedForward, Model, ModelConfig, RMSNorm, TransformerBlock, config_from_hf, meta_state_dict, scaling_from_hf
 from .relative_bias import alibi_bias, alibi_slopes, t5_relative_bias, t5_relative_bucket
 from .rope import (
     apply_rope,
@@ -63,8 +64,13 @@ __all__ = [
     "DEFAULT_BASE",
     "LLAMA3_BASE",
     "Attention",
+    "FeedForward",
     "KVCache",
+    "Model",
+    "ModelConfig",
+    "RMSNorm",
     "RopeScaling",
+    "TransformerBlock",
     "SCALING_RULES",
     "absolute_position_score",
     "alibi_bias",
@@ -75,6 +81,7 @@ __all__ = [
     "apply_rope_matrix",
     "apply_rotary_emb",
     "causal_mask",
+    "config_from_hf",
     "default_device",
     "deepseek_yarn_attention_factor",
     "dynamic_ntk_factor",
@@ -88,6 +95,7 @@ __all__ = [
     "llama3_inv_freq",
     "llama3_scale_freqs",
     "llama3_wavelength_bounds",
+    "meta_state_dict",
     "ntk_base",
     "ntk_inv_freq",
     "partial_rotary_dim",
@@ -103,6 +111,7 @@ __all__ = [
     "rotate_quarter",
     "rotation_matrix_2d",
     "scaled_frequencies",
+    "scaling_from_hf",
     "score_grid",
     "sinusoidal_encoding",
     "sinusoidal_encoding_loop",

@@ -200,6 +200,28 @@ class Attention(nn.Module):
         out = torch.einsum("bhts,bshd->bthd", weights, values)  # (B, T, H, D)
         return self.wo(out.reshape(batch, seq, self.n_heads * self.head_dim))
 
+    def _forward_unchecked(self, x: torch.Tensor, start_pos: int, use_cache: bool) -> torch.Tensor:
+        """What `forward` computes, for a caller that has checked x and start_pos once for a whole stack of
+        blocks (`rope_lib.Model`): no checks, and the softmax of the scores by
+        `torch.nn.functional.scaled_dot_product_attention`, one fused call that needs no mask for a
+        single decoding query (it sees every cached key) nor for a causal pass from position 0.
+        It equals `forward` up to float rounding, not bit for bit (the tests hold it to that).
+        """
+        batch, seq, _ = x.shape
+        end = start_pos + seq
+        q, k, v = self._project(x)
+        cos, sin = self.rope_tables(range(start_pos, end), seq_len=end)  # (T, rotary_dim/2)
+        q, k = self.rotate(q, k, cos, sin)
+        if use_cache:
+            k, v = self.cache.update(start_pos, k, v)  # (B, start_pos + T, Hkv, D)
+        past = start_pos if use_cache else 0
+        mask = None if seq == 1 or past == 0 else causal_mask(seq, past, device=x.device).to(q.dtype)
+        out = torch.nn.functional.scaled_dot_product_attention(
+            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),  # (B, H, T, D), (B, Hkv, S, D)
+            attn_mask=mask, is_causal=seq > 1 and past == 0, enable_gqa=self.n_kv_heads != self.n_heads,
+        )  # (B, H, T, D)
+        return self.wo(out.transpose(1, 2).reshape(batch, seq, self.n_heads * self.head_dim))
+
     def scores(self, x: torch.Tensor, positions) -> torch.Tensor:
         """Pre-softmax scores q_m·k_n/√D (B, H, T, T) for tokens x (B, T, dim) placed at `positions`
         ((T,) or (B, T) integers). Uses no cache and no mask: the quantity the relative-position

@@ -1,0 +1,456 @@
+"""The whole LLaMA-style decoder: embedding, blocks of attention and a SwiGLU MLP, the LM head,
+`generate`, and loading Hugging Face weights (chapter "The LLaMA implementation").
+
+Each block is pre-norm, as in LLaMA: h = x + Attention(RMSNorm(x)), out = h + FeedForward(RMSNorm(h)).
+The attention is `rope_lib.Attention` (RoPE, grouped-query heads, the KV cache); the names of the
+weights are Meta's (tok_embeddings, attention.wq, feed_forward.w1, w2, w3, output), and
+`Model.from_hf_state_dict` maps Hugging Face's names onto them.
+
+Arguments are checked once, where they enter (`forward`, `generate`); the layers below run unchecked,
+so that a decoding step costs the arithmetic and little else.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .attention import Attention, default_device
+from .checks import (
+    require_base,
+    require_bool,
+    require_device,
+    require_float_dtype,
+    require_layout,
+    require_non_negative_int,
+    require_positive_int,
+    require_positive_real,
+    require_real,
+)
+from .frequencies import DEFAULT_BASE
+from .layouts import permute_rows_to_interleaved
+from .scaling import RopeScaling
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The shape of a LLaMA-style decoder; every field is checked here.
+
+    dim: the width of the residual stream; n_heads query heads of dim / n_heads coordinates each and
+    n_kv_heads key/value heads (None: as many as n_heads); hidden_dim: the width of the SwiGLU MLP.
+    max_seq_len, max_batch_size: the KV cache. theta, layout, scaling: RoPE (see `Attention`).
+    tie_embeddings: the LM head reuses the token embedding matrix. device=None: CUDA when available.
+    """
+
+    vocab_size: int
+    dim: int
+    n_layers: int
+    n_heads: int
+    hidden_dim: int
+    n_kv_heads: int | None = None
+    norm_eps: float = 1e-5
+    max_seq_len: int = 2048
+    max_batch_size: int = 1
+    theta: float = DEFAULT_BASE
+    layout: str = "interleaved"
+    scaling: RopeScaling | None = None
+    tie_embeddings: bool = False
+    dtype: torch.dtype = torch.float32
+    device: Any = None
+
+    def __post_init__(self):
+        for name in ("vocab_size", "dim", "n_layers", "n_heads", "hidden_dim", "max_seq_len", "max_batch_size"):
+            require_positive_int(getattr(self, name), name)
+        if self.n_kv_heads is not None:
+            require_positive_int(self.n_kv_heads, "n_kv_heads")
+        if self.dim % self.n_heads:
+            raise ValueError(f"dim={self.dim} must be divisible by n_heads={self.n_heads}")
+        if self.n_heads % self.kv_heads:
+            raise ValueError(f"n_heads={self.n_heads} must be a multiple of n_kv_heads={self.kv_heads}")
+        if (self.dim // self.n_heads) % 2:
+            raise ValueError(f"head_dim = dim / n_heads = {self.dim // self.n_heads} must be even (coordinates rotate in pairs)")
+        require_positive_real(self.norm_eps, "norm_eps")
+        require_base(self.theta)
+        require_layout(self.layout)
+        if self.scaling is not None and not isinstance(self.scaling, RopeScaling):
+            raise TypeError(f"scaling must be a rope_lib.RopeScaling or None, got {type(self.scaling).__name__}")
+        require_bool(self.tie_embeddings, "tie_embeddings")
+        require_float_dtype(self.dtype)
+        if self.device is not None:
+            require_device(self.device)
+
+    @property
+    def kv_heads(self) -> int:
+        """The number of key/value heads: n_kv_heads, or n_heads when it is None."""
+        return self.n_heads if self.n_kv_heads is None else self.n_kv_heads
+
+    @property
+    def head_dim(self) -> int:
+        return self.dim // self.n_heads
+
+
+class RMSNorm(nn.Module):
+    """x / √(mean(x²) + eps) · weight (Zhang and Sennrich 2019), computed in float32 or better and
+    cast back to x's dtype before the weight multiplies it, as Meta and Hugging Face do."""
+
+    def __init__(self, dim: int, eps: float = 1e-5, *, device=None, dtype: torch.dtype = torch.float32):
+        super().__init__()
+        self.eps = require_positive_real(eps, "eps")
+        self.weight = nn.Parameter(torch.ones(require_positive_int(dim, "dim"), device=device, dtype=require_float_dtype(dtype)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        wide = x if x.dtype == torch.float64 else x.float()
+        return F.rms_norm(wide, self.weight.shape, eps=self.eps).to(x.dtype) * self.weight
+
+
+class FeedForward(nn.Module):
+    """SwiGLU (Shazeer 2020): w2(silu(w1 x) ⊙ w3 x), without biases. Hugging Face's gate_proj is w1,
+    up_proj w3 and down_proj w2."""
+
+    def __init__(self, dim: int, hidden_dim: int, *, device=None, dtype: torch.dtype = torch.float32):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.w1 = nn.Linear(dim, hidden_dim, bias=False, **factory)
+        self.w2 = nn.Linear(hidden_dim, dim, bias=False, **factory)
+        self.w3 = nn.Linear(dim, hidden_dim, bias=False, **factory)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.linear(F.silu(F.linear(x, self.w1.weight)) * F.linear(x, self.w3.weight), self.w2.weight)
+
+
+class TransformerBlock(nn.Module):
+    """RMSNorm → Attention → residual → RMSNorm → FeedForward → residual."""
+
+    def __init__(self, config: ModelConfig, device: torch.device):
+        super().__init__()
+        factory = {"device": device, "dtype": config.dtype}
+        self.attention = Attention(
+            config.dim,
+            config.n_heads,
+            n_kv_heads=config.kv_heads,
+            max_batch_size=config.max_batch_size,
+            max_seq_len=config.max_seq_len,
+            theta=config.theta,
+            layout=config.layout,
+            scaling=config.scaling,
+            **factory,
+        )
+        self.attention_norm = RMSNorm(config.dim, config.norm_eps, **factory)
+        self.feed_forward = FeedForward(config.dim, config.hidden_dim, **factory)
+        self.ffn_norm = RMSNorm(config.dim, config.norm_eps, **factory)
+
+    def forward(self, x: torch.Tensor, start_pos: int, use_cache: bool) -> torch.Tensor:
+        """x (B, T, dim) → (B, T, dim), unchecked: `Model.forward` checked the tokens and positions."""
+        h = x + self.attention._forward_unchecked(self.attention_norm(x), start_pos, use_cache)
+        return h + self.feed_forward(self.ffn_norm(h))
+
+
+class Model(nn.Module):
+    """A LLaMA-style decoder built from a `ModelConfig`: forward gives logits, generate decodes."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        if not isinstance(config, ModelConfig):
+            raise TypeError(f"config must be a rope_lib.ModelConfig, got {type(config).__name__}")
+        self.config = config
+        device = default_device() if config.device is None else require_device(config.device)
+        factory = {"device": device, "dtype": config.dtype}
+        self.tok_embeddings = nn.Embedding(config.vocab_size, config.dim, **factory)
+        self.layers = nn.ModuleList(TransformerBlock(config, device) for _ in range(config.n_layers))
+        self.norm = RMSNorm(config.dim, config.norm_eps, **factory)
+        self.output = nn.Linear(config.dim, config.vocab_size, bias=False, **factory)
+        if config.tie_embeddings:
+            self.output.weight = self.tok_embeddings.weight
+
+    @property
+    def device(self) -> torch.device:
+        return self.tok_embeddings.weight.device
+
+    def reset_cache(self) -> None:
+        """Forget every cached key and value, in every layer."""
+        for layer in self.layers:
+            layer.attention.reset_cache()
+
+    def _check_tokens(self, tokens, name: str) -> torch.Tensor:
+        if not isinstance(tokens, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor of token ids, got {type(tokens).__name__}")
+        if tokens.dtype not in (torch.int64, torch.int32):
+            raise TypeError(f"{name} must hold token ids as torch.int64 or torch.int32, got {tokens.dtype}")
+        if tokens.dim() != 2 or 0 in tokens.shape:
+            raise ValueError(f"{name} must have shape (B, T) with B, T ≥ 1, got {tuple(tokens.shape)}")
+        if tokens.device != self.device:
+            raise ValueError(f"{name} must be on the model's device {self.device}, got {tokens.device}")
+        low, high = int(tokens.min()), int(tokens.max())
+        if low < 0 or high >= self.config.vocab_size:
+            raise ValueError(f"{name} must be token ids in [0, vocab_size={self.config.vocab_size}), got values from {low} to {high}")
+        return tokens
+
+    def _check_room(self, batch: int, end: int, what: str) -> None:
+        if end > self.config.max_seq_len:
+            raise ValueError(f"{what} = {end} is past the cache of max_seq_len={self.config.max_seq_len} positions")
+        if batch > self.config.max_batch_size:
+            raise ValueError(f"the batch has {batch} sequences, more than max_batch_size={self.config.max_batch_size}")
+
+    def forward(self, tokens: torch.Tensor, start_pos: int = 0, *, use_cache: bool = True) -> torch.Tensor:
+        """tokens (B, T) at positions start_pos … start_pos + T − 1 → logits (B, T, vocab_size) in float32
+        (float64 for a float64 model).
+
+        use_cache=True: calls come in order, a prefill at 0, then steps at its length (inference).
+        use_cache=False: the T tokens attend causally to each other only, no cache is read or written
+        (training; start_pos must then be 0).
+        """
+        tokens = self._check_tokens(tokens, "tokens")
+        start_pos = require_non_negative_int(start_pos, "start_pos")
+        use_cache = require_bool(use_cache, "use_cache")
+        batch, seq = tokens.shape
+        if use_cache:
+            self._check_room(batch, start_pos + seq, f"start_pos + T = {start_pos} + {seq}")
+        elif start_pos:
+            raise ValueError(f"start_pos must be 0 when use_cache=False (no earlier tokens are read), got {start_pos}")
+        return self._logits(self._hidden(tokens, start_pos, use_cache))
+
+    def _hidden(self, tokens: torch.Tensor, start_pos: int, use_cache: bool) -> torch.Tensor:
+        """The final normed hidden states (B, T, dim), unchecked."""
+        h = self.tok_embeddings(tokens)  # (B, T, dim)
+        for layer in self.layers:
+            h = layer(h, start_pos, use_cache)
+        return self.norm(h)
+
+    def _logits(self, h: torch.Tensor) -> torch.Tensor:
+        logits = self.output(h)  # (B, T, vocab)
+        return logits if logits.dtype == torch.float64 else logits.float()
+
+    def generate(
+        self,
+        prompt_tokens: torch.Tensor,
+        max_new_tokens: int,
+        *,
+        temperature: float = 0.0,
+        top_k: int | None = None,
+        generator: torch.Generator | None = None,
+        eos_token_id: int | None = None,
+    ) -> torch.Tensor:
+        """Decode after prompt_tokens (B, T): one prefill, then one token a step through the KV cache.
+
+        Returns the new tokens, (B, N) int64 with N ≤ max_new_tokens: N = max_new_tokens unless every
+        sequence has produced eos_token_id, in which case decoding stops there; the end token is kept,
+        and a sequence that ended earlier is filled with it after its end.
+        temperature=0: greedy (argmax); top_k and generator are for sampling only. temperature > 0:
+        sample from softmax(logits / temperature), restricted to the top_k most likely tokens when
+        top_k is given, drawing from `generator` (a seeded torch.Generator gives the same tokens each run).
+        """
+        prompt_tokens = self._check_tokens(prompt_tokens, "prompt_tokens")
+        max_new_tokens = require_positive_int(max_new_tokens, "max_new_tokens")
+        temperature = require_real(temperature, "temperature")
+        if temperature < 0:
+            raise ValueError(f"temperature must be 0 (greedy) or greater, got {temperature}")
+        if top_k is not None:
+            top_k = require_positive_int(top_k, "top_k")
+            if top_k > self.config.vocab_size:
+                raise ValueError(f"top_k must be at most vocab_size={self.config.vocab_size}, got {top_k}")
+        if generator is not None:
+            if not isinstance(generator, torch.Generator):
+                raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+            if generator.device.type != self.device.type:
+                raise ValueError(f"generator must be on the model's device {self.device}, got {generator.device}")
+        if temperature == 0 and (top_k is not None or generator is not None):
+            raise ValueError("top_k and generator apply to sampling only: pass temperature > 0, or leave them None for greedy decoding")
+        if eos_token_id is not None:
+            eos_token_id = require_non_negative_int(eos_token_id, "eos_token_id")
+            if eos_token_id >= self.config.vocab_size:
+                raise ValueError(f"eos_token_id must be a token id below vocab_size={self.config.vocab_size}, got {eos_token_id}")
+        batch, prompt_len = prompt_tokens.shape
+        self._check_room(batch, prompt_len + max_new_tokens - 1, f"the prompt plus max_new_tokens − 1 = {prompt_len} + {max_new_tokens} − 1")
+
+        with torch.inference_mode():
+            return self._decode(prompt_tokens, max_new_tokens, temperature, top_k, generator, eos_token_id)
+
+    def _decode(self, prompt, max_new_tokens, temperature, top_k, generator, eos_token_id) -> torch.Tensor:
+        """The loop of `generate`, on checked arguments."""
+        batch = prompt.shape[0]
+        out = torch.empty((batch, max_new_tokens), dtype=torch.int64, device=prompt.device)
+        done = torch.zeros(batch, dtype=torch.bool, device=prompt.device) if eos_token_id is not None else None
+        tokens, start = prompt, 0
+        for step in range(max_new_tokens):
+            logits = self._logits(self._hidden(tokens, start, True)[:, -1])  # (B, vocab)
+            token = self._pick(logits, temperature, top_k, generator)  # (B,)
+            if done is not None:
+                token = token.masked_fill(done, eos_token_id)
+                done = done | (token == eos_token_id)
+            out[:, step] = token
+            if done is not None and bool(done.all()):
+                return out[:, : step + 1]
+            start += tokens.shape[1]
+            tokens = token[:, None]  # (B, 1)
+        return out
+
+    @staticmethod
+    def _pick(logits: torch.Tensor, temperature: float, top_k: int | None, generator) -> torch.Tensor:
+        """The next token of each sequence from its logits (B, vocab): argmax, or a sample."""
+        if temperature == 0:
+            return logits.argmax(dim=-1)
+        logits = logits / temperature
+        if top_k is not None:
+            kth = torch.topk(logits, top_k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        probs = torch.softmax(logits, dim=-1)
+        return torch.multinomial(probs, 1, generator=generator)[:, 0]
+
+    @classmethod
+    def from_hf_state_dict(
+        cls,
+        state_dict: Mapping[str, torch.Tensor],
+        hf_config,
+        *,
+        layout: str = "half",
+        max_seq_len: int | None = None,
+        max_batch_size: int = 1,
+        device=None,
+    ) -> "Model":
+        """A model holding the weights of a Hugging Face `LlamaForCausalLM` (its `state_dict()`), whose config
+        (a `LlamaConfig` or its `to_dict()`) is read by `config_from_hf`. The weights keep their dtype.
+
+        layout="half" runs Hugging Face's pairing with its weights as they are; layout="interleaved" runs
+        Meta's pairing, with the rows of W_q and W_k reordered head by head (`permute_rows_to_interleaved`)
+        so that the model computes the same numbers.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"state_dict must be a mapping of names to tensors (a model's state_dict()), got {type(state_dict).__name__}")
+        dtypes = {t.dtype for t in state_dict.values() if isinstance(t, torch.Tensor)}
+        if len(dtypes) != 1:
+            raise TypeError(f"state_dict must hold tensors of one floating dtype, got {sorted(map(str, dtypes))}")
+        config = config_from_hf(
+            hf_config, layout=layout, max_seq_len=max_seq_len, max_batch_size=max_batch_size, dtype=dtypes.pop(), device=device
+        )
+        model = cls(config)
+        model.load_state_dict(meta_state_dict(state_dict, config), strict=True)
+        return model
+
+
+_HF_NAMES = {
+    "attention.wq": "self_attn.q_proj",
+    "attention.wk": "self_attn.k_proj",
+    "attention.wv": "self_attn.v_proj",
+    "attention.wo": "self_attn.o_proj",
+    "feed_forward.w1": "mlp.gate_proj",
+    "feed_forward.w2": "mlp.down_proj",
+    "feed_forward.w3": "mlp.up_proj",
+    "attention_norm": "input_layernorm",
+    "ffn_norm": "post_attention_layernorm",
+}
+"""Each block's weight by Meta's name → Hugging Face's name (both followed by ".weight")."""
+
+
+def meta_state_dict(hf_state_dict: Mapping[str, torch.Tensor], config: ModelConfig) -> dict[str, torch.Tensor]:
+    """Hugging Face's `LlamaForCausalLM` weights under the names of `Model`, W_q and W_k rows permuted for
+    the interleaved layout. Every weight the model needs must be there, and no other."""
+    want = {"tok_embeddings.weight": "model.embed_tokens.weight", "norm.weight": "model.norm.weight"}
+    if not config.tie_embeddings:
+        want["output.weight"] = "lm_head.weight"
+    for i in range(config.n_layers):
+        for ours, theirs in _HF_NAMES.items():
+            want[f"layers.{i}.{ours}.weight"] = f"model.layers.{i}.{theirs}.weight"
+    given = set(hf_state_dict)
+    optional = {"lm_head.weight"} if config.tie_embeddings else set()  # a tied head may be saved twice
+    missing, extra = sorted(set(want.values()) - given), sorted(given - set(want.values()) - optional)
+    if missing or extra:
+        raise ValueError(f"state_dict does not fit the config: missing {missing[:4]}{' …' if len(missing) > 4 else ''}, unexpected {extra[:4]}{' …' if len(extra) > 4 else ''}")
+    out = {ours: hf_state_dict[theirs] for ours, theirs in want.items()}
+    if config.tie_embeddings:
+        out["output.weight"] = out["tok_embeddings.weight"]  # one matrix under both names, as the model holds it
+    if config.layout == "interleaved":
+        for i in range(config.n_layers):
+            for name, heads in (("wq", config.n_heads), ("wk", config.kv_heads)):
+                key = f"layers.{i}.attention.{name}.weight"
+                out[key] = permute_rows_to_interleaved(out[key], heads)
+    return out
+
+
+def _read(hf_config, key: str, default=...):
+    """One setting of a Hugging Face config, an object or a dict (its `to_dict()`)."""
+    value = hf_config.get(key, default) if isinstance(hf_config, Mapping) else getattr(hf_config, key, default)
+    if value is ...:
+        raise ValueError(f"hf_config has no {key!r}, which a LLaMA config sets")
+    return value
+
+
+def scaling_from_hf(rope_parameters: Mapping, max_position_embeddings: int) -> RopeScaling | None:
+    """Hugging Face's RoPE settings (`rope_parameters`, or the `rope_scaling` of older configs) as a
+    `RopeScaling`; None for rope_type "default". Keys that rope_lib does not model are refused."""
+    if not isinstance(rope_parameters, Mapping):
+        raise TypeError(f"rope_parameters must be a dict, got {type(rope_parameters).__name__}")
+    params = dict(rope_parameters)
+    kind = params.pop("rope_type", params.pop("type", "default"))
+    params.pop("rope_theta", None)
+    if params.pop("partial_rotary_factor", 1.0) != 1.0:
+        raise ValueError("rope_parameters sets partial_rotary_factor, which rope_lib.Model does not support")
+    if kind == "default":
+        unknown = set(params)
+        if unknown:
+            raise ValueError(f"rope_parameters of rope_type 'default' has unexpected keys {sorted(unknown)}")
+        return None
+    original = max_position_embeddings if kind in ("linear", "dynamic") else params.pop("original_max_position_embeddings", max_position_embeddings)
+    fields = {"factor": params.pop("factor", None)}
+    if kind == "yarn":
+        if fields["factor"] is None:
+            fields["factor"] = max_position_embeddings / original
+        fields.update(
+            beta_fast=params.pop("beta_fast", None) or 32.0,
+            beta_slow=params.pop("beta_slow", None) or 1.0,
+            truncate=params.pop("truncate", True),
+            attention_factor_override=params.pop("attention_factor", None),
+        )
+        mscale, mscale_all_dim = params.pop("mscale", None), params.pop("mscale_all_dim", None)
+        if mscale and mscale_all_dim:  # Hugging Face ignores a lone one
+            fields.update(mscale=mscale, mscale_all_dim=mscale_all_dim)
+    elif kind == "llama3":
+        fields.update(low_freq_factor=params.pop("low_freq_factor"), high_freq_factor=params.pop("high_freq_factor"))
+    elif kind not in ("linear", "dynamic"):
+        raise ValueError(f"rope_type must be one of 'default', 'linear', 'dynamic', 'yarn', 'llama3', got {kind!r}")
+    params.pop("original_max_position_embeddings", None)
+    if params:
+        raise ValueError(f"rope_parameters of rope_type {kind!r} has keys rope_lib does not model: {sorted(params)}")
+    if fields["factor"] is None:
+        raise ValueError(f"rope_parameters of rope_type {kind!r} needs a factor")
+    return RopeScaling(kind, float(fields.pop("factor")), original_max_len=original if kind != "linear" else None, **fields)
+
+
+def config_from_hf(hf_config, *, layout: str = "half", max_seq_len: int | None = None, max_batch_size: int = 1, dtype=torch.float32, device=None) -> ModelConfig:
+    """A `ModelConfig` from a Hugging Face `LlamaConfig` (read by attribute, nothing imported) or its dict.
+
+    max_seq_len=None: the config's max_position_embeddings. Settings `Model` cannot honour (biases,
+    an activation other than SiLU, a head_dim other than hidden_size / num_attention_heads) are refused.
+    """
+    hidden, heads = _read(hf_config, "hidden_size"), _read(hf_config, "num_attention_heads")
+    head_dim = _read(hf_config, "head_dim", None)
+    if head_dim is not None and isinstance(hidden, numbers.Integral) and isinstance(heads, numbers.Integral) and head_dim * heads != hidden:
+        raise ValueError(f"hf_config has head_dim={head_dim}, not hidden_size / num_attention_heads = {hidden} / {heads}")
+    for key, wanted in (("hidden_act", "silu"), ("attention_bias", False), ("mlp_bias", False)):
+        if _read(hf_config, key, wanted) != wanted:
+            raise ValueError(f"hf_config has {key}={_read(hf_config, key)!r}; rope_lib.Model supports {wanted!r} only")
+    positions = _read(hf_config, "max_position_embeddings")
+    rope = _read(hf_config, "rope_parameters", None)
+    if rope is None:  # configs before transformers 5: rope_theta beside rope_scaling
+        rope = {"rope_theta": _read(hf_config, "rope_theta", DEFAULT_BASE), **(_read(hf_config, "rope_scaling", None) or {})}
+    return ModelConfig(
+        vocab_size=_read(hf_config, "vocab_size"),
+        dim=hidden,
+        n_layers=_read(hf_config, "num_hidden_layers"),
+        n_heads=heads,
+        n_kv_heads=_read(hf_config, "num_key_value_heads", None),
+        hidden_dim=_read(hf_config, "intermediate_size"),
+        norm_eps=_read(hf_config, "rms_norm_eps"),
+        max_seq_len=positions if max_seq_len is None else max_seq_len,
+        max_batch_size=max_batch_size,
+        theta=rope.get("rope_theta", DEFAULT_BASE),
+        layout=layout,
+        scaling=scaling_from_hf(rope, positions),
+        tie_embeddings=_read(hf_config, "tie_word_embeddings", False),
+        dtype=dtype,
+        device=device,
+    )

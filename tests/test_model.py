@@ -1,0 +1,390 @@
+"""`rope_lib.Model`, the whole decoder, against Hugging Face's `LlamaForCausalLM` with the same weights.
+
+Every Hugging Face model here is built from a tiny random `LlamaConfig` in code (nothing is downloaded):
+vocabulary 97, width 64, 4 query heads of 16 coordinates sharing 2 key/value heads, 2 layers.
+"""
+
+import pytest
+import torch
+
+import rope_lib
+from rope_lib import Model, ModelConfig, RopeScaling, config_from_hf, permute_rows_to_interleaved, scaling_from_hf
+
+VOCAB, ORIGINAL = 97, 16
+LONG = 40
+"""The sequences of the scaling tests: 40 tokens, past the original context of 16 positions."""
+
+ROPE_CASES = {
+    "default": ({"rope_type": "default", "rope_theta": 10000.0}, 64),
+    "linear": ({"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}, ORIGINAL),
+    "dynamic": ({"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 4.0}, ORIGINAL),
+    "yarn": ({"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": ORIGINAL}, 4 * ORIGINAL),
+    "llama3": (
+        {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+         "original_max_position_embeddings": ORIGINAL},
+        8 * ORIGINAL,
+    ),
+}
+"""Hugging Face's rope_parameters of each type, and the max_position_embeddings that goes with them."""
+
+
+def hf_llama(rope="default", *, n_kv_heads=2, tie=False, seed=0):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    params, positions = ROPE_CASES[rope]
+    config = LlamaConfig(
+        vocab_size=VOCAB, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=n_kv_heads, max_position_embeddings=positions, rope_parameters=dict(params),
+        tie_word_embeddings=tie, bos_token_id=None, eos_token_id=None, pad_token_id=None,
+        initializer_range=0.1,  # not 0.02: attention far from uniform, so that position matters to the logits
+    )
+    torch.manual_seed(seed)
+    return LlamaForCausalLM(config).eval()
+
+
+def ours_from(hf, layout="half", **kwargs):
+    kwargs = {"max_seq_len": 64, "device": "cpu", **kwargs}
+    return Model.from_hf_state_dict(hf.state_dict(), hf.config, layout=layout, **kwargs)
+
+
+def tokens(batch=2, length=LONG, seed=1):
+    return torch.randint(0, VOCAB, (batch, length), generator=torch.Generator().manual_seed(seed))
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("rope", list(ROPE_CASES))
+def test_logits_match_hugging_face(rope, layout):
+    hf = hf_llama(rope)
+    ours = ours_from(hf, layout, max_batch_size=2)
+    x = tokens()
+    with torch.no_grad():
+        expected = hf(x).logits
+        full, cached = ours(x, use_cache=False), ours(x)
+    assert full.dtype == torch.float32 and full.shape == (2, LONG, VOCAB)
+    torch.testing.assert_close(full, expected, rtol=0, atol=1e-4)
+    torch.testing.assert_close(cached, expected, rtol=0, atol=1e-4)
+
+
+@pytest.mark.parametrize("rope, method", [(r, r) for r in ("linear", "dynamic", "yarn", "llama3")])
+def test_rope_parameters_map_to_the_rule_of_the_same_name(rope, method):
+    scaling = ours_from(hf_llama(rope)).config.scaling
+    assert isinstance(scaling, RopeScaling) and scaling.method == method
+    assert ours_from(hf_llama("default")).config.scaling is None
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("n_kv_heads", [4, 2])
+def test_greedy_generation_matches_hugging_face_token_for_token(layout, n_kv_heads):
+    hf = hf_llama(n_kv_heads=n_kv_heads)
+    ours = ours_from(hf, layout)
+    prompt = tokens(1, 7)
+    theirs = hf.generate(prompt, max_new_tokens=30, min_new_tokens=30, do_sample=False)[:, 7:]
+    mine = ours.generate(prompt, 30)
+    assert mine.shape == (1, 30) and mine.dtype == torch.int64
+    assert mine.tolist() == theirs.tolist()
+
+
+def test_the_end_token_stops_generation_where_hugging_face_stops():
+    hf = hf_llama()
+    ours = ours_from(hf)
+    prompt = tokens(1, 7)
+    greedy = ours.generate(prompt, 30)[0].tolist()
+    eos = greedy[5]
+    stop = greedy.index(eos) + 1  # the first time the end token comes
+    theirs = hf.generate(prompt, max_new_tokens=30, do_sample=False, eos_token_id=eos, pad_token_id=eos)[0, 7:].tolist()
+    mine = ours.generate(prompt, 30, eos_token_id=eos)[0].tolist()
+    assert mine == theirs == greedy[:stop]
+
+
+def test_a_batch_stops_when_every_sequence_has_ended_and_pads_with_the_end_token():
+    ours = ours_from(hf_llama(), max_batch_size=2)
+    prompts = tokens(2, 5)
+    free = ours.generate(prompts, 20)
+    eos = int(free[0, 2])
+    ended = ours.generate(prompts, 20, eos_token_id=eos)
+    for row, out in zip(free.tolist(), ended.tolist()):
+        stop = row.index(eos) + 1 if eos in row else 20
+        assert out[:stop] == row[:stop] and set(out[stop:]) <= {eos}
+    assert ended.shape[1] == max(row.index(eos) + 1 if eos in row else 20 for row in free.tolist())
+
+
+def test_bfloat16_logits_stay_as_close_to_float32_as_hugging_face_bfloat16_does():
+    """bf16 keeps 8 significant bits, so each of the two models rounds every activation to about 0.4 %,
+    in a different order: they cannot agree to float32's 1e-4. What must hold is that ours is as good a
+    bf16 model as Hugging Face's: its distance from the float32 logits at most 1.5 times theirs, and
+    the two within 0.1 of each other (logits here are of order 1)."""
+    hf = hf_llama()
+    x = tokens()
+    with torch.no_grad():
+        exact = hf(x).logits
+        hf_bf16 = hf.to(torch.bfloat16)
+        theirs = hf_bf16(x).logits.float()
+        ours = ours_from(hf_bf16, "interleaved", max_batch_size=2)
+        assert ours.tok_embeddings.weight.dtype == torch.bfloat16
+        mine = ours(x)
+    assert mine.dtype == torch.float32
+    their_error, my_error = (theirs - exact).abs().max().item(), (mine - exact).abs().max().item()
+    assert 0 < my_error <= 1.5 * their_error
+    assert (mine - theirs).abs().max().item() < 0.1
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_a_training_step_gives_hugging_faces_gradients(layout):
+    hf = hf_llama().train()
+    ours = ours_from(hf, layout, max_batch_size=2).train()
+    x = tokens(2, 24)
+    hf(x, labels=x).loss.backward()
+    logits = ours(x, use_cache=False)
+    loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), x[:, 1:].reshape(-1))
+    loss.backward()
+    theirs = dict(hf.named_parameters())
+
+    def grad(name):
+        return theirs[name].grad
+
+    expected = {
+        "tok_embeddings.weight": grad("model.embed_tokens.weight"),
+        "layers.0.attention.wq.weight": grad("model.layers.0.self_attn.q_proj.weight"),
+        "layers.1.attention.wk.weight": grad("model.layers.1.self_attn.k_proj.weight"),
+        "layers.0.attention.wv.weight": grad("model.layers.0.self_attn.v_proj.weight"),
+        "layers.1.feed_forward.w2.weight": grad("model.layers.1.mlp.down_proj.weight"),
+        "layers.0.ffn_norm.weight": grad("model.layers.0.post_attention_layernorm.weight"),
+        "output.weight": grad("lm_head.weight"),
+    }
+    if layout == "interleaved":  # our rows are theirs permuted, so are the rows of the gradients
+        for key, heads in (("layers.0.attention.wq.weight", 4), ("layers.1.attention.wk.weight", 2)):
+            expected[key] = permute_rows_to_interleaved(expected[key], heads)
+    ours_named = dict(ours.named_parameters())
+    for name, want in expected.items():
+        torch.testing.assert_close(ours_named[name].grad, want, rtol=1e-4, atol=1e-6, msg=name)
+
+
+def test_training_steps_lower_the_loss():
+    model = Model(ModelConfig(vocab_size=VOCAB, dim=32, n_layers=2, n_heads=4, hidden_dim=64, max_seq_len=32, device="cpu"))
+    x = tokens(4, 16)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(10):
+        logits = model(x, use_cache=False)
+        loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), x[:, 1:].reshape(-1))
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.7 * losses[0]
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_decoding_one_token_at_a_time_equals_a_full_pass_at_every_step(layout):
+    ours = ours_from(hf_llama("yarn"), layout, max_batch_size=2)
+    x = tokens(2, 24)
+    with torch.no_grad():
+        ours(x[:, :5])  # a prefill
+        for t in range(5, 24):
+            step = ours(x[:, t : t + 1], start_pos=t)[:, 0]  # (B, vocab)
+            full = ours(x[:, : t + 1], use_cache=False)[:, -1]
+            torch.testing.assert_close(step, full, rtol=0, atol=1e-5)
+
+
+def test_the_fast_attention_path_equals_attention_forward():
+    """The model's unchecked path (scaled_dot_product_attention) against the block's reference forward,
+    for a prefill, a chunk after it and single steps, with grouped-query heads."""
+    attention = ours_from(hf_llama()).layers[0].attention
+    x = torch.randn(1, 20, 64)
+    with torch.no_grad():
+        for start, stop in [(0, 9), (9, 14), (14, 15), (15, 16)]:
+            reference = attention(x[:, start:stop], start_pos=start)
+            fast = attention._forward_unchecked(x[:, start:stop], start, True)
+            torch.testing.assert_close(fast, reference, rtol=0, atol=1e-6)
+        torch.testing.assert_close(attention._forward_unchecked(x, 0, False), attention(x, use_cache=False), rtol=0, atol=1e-6)
+
+
+def test_an_unpermuted_interleaved_load_gives_other_logits():
+    """The planted bug the permutation exists for: Hugging Face's W_q, W_k rows run with Meta's pairing."""
+    hf = hf_llama()
+    ours = ours_from(hf, "interleaved")
+    wrong = ours_from(hf, "interleaved")
+    state = hf.state_dict()
+    with torch.no_grad():
+        for i, layer in enumerate(wrong.layers):
+            layer.attention.wq.weight.copy_(state[f"model.layers.{i}.self_attn.q_proj.weight"])
+            layer.attention.wk.weight.copy_(state[f"model.layers.{i}.self_attn.k_proj.weight"])
+        x = tokens(1, 24)
+        expected = hf(x).logits
+        assert (ours(x, use_cache=False) - expected).abs().max() < 1e-4
+        assert (wrong(x, use_cache=False) - expected).abs().max() > 1e-2
+
+
+def test_tied_embeddings_share_one_matrix():
+    hf = hf_llama(tie=True)
+    ours = ours_from(hf)
+    assert ours.output.weight is ours.tok_embeddings.weight
+    x = tokens(1, 12)
+    with torch.no_grad():
+        torch.testing.assert_close(ours(x), hf(x).logits, rtol=0, atol=1e-4)
+
+
+def test_the_config_can_be_read_from_a_dict():
+    hf = hf_llama("llama3")
+    assert config_from_hf(hf.config.to_dict(), device="cpu") == config_from_hf(hf.config, device="cpu")
+
+
+def test_reset_cache_forgets_every_layer():
+    ours = ours_from(hf_llama())
+    ours(tokens(1, 6))
+    assert all(layer.attention.cache.k.abs().sum() > 0 for layer in ours.layers)
+    ours.reset_cache()
+    assert all(layer.attention.cache.k.abs().sum() == 0 and layer.attention.cache.v.abs().sum() == 0 for layer in ours.layers)
+
+
+def sampled(model, prompt, seed, **kwargs):
+    return model.generate(prompt, 20, temperature=kwargs.pop("temperature", 1.0), generator=torch.Generator().manual_seed(seed), **kwargs)
+
+
+def test_sampling_is_reproducible_with_a_seed_and_top_k_one_is_greedy():
+    ours = ours_from(hf_llama())
+    prompt = tokens(1, 6)
+    assert sampled(ours, prompt, 3).tolist() == sampled(ours, prompt, 3).tolist()
+    assert len({tuple(sampled(ours, prompt, seed)[0].tolist()) for seed in range(4)}) > 1  # the seed matters
+    assert sampled(ours, prompt, 5, top_k=1, temperature=2.0).tolist() == ours.generate(prompt, 20).tolist()
+
+
+def test_top_k_samples_only_the_k_most_likely_tokens():
+    ours = ours_from(hf_llama())
+    prompt = tokens(1, 6)
+    with torch.no_grad():
+        allowed = set(torch.topk(ours(prompt, use_cache=False)[0, -1], 3).indices.tolist())
+    firsts = {ours.generate(prompt, 1, temperature=5.0, top_k=3, generator=torch.Generator().manual_seed(s)).item() for s in range(40)}
+    assert firsts <= allowed and len(firsts) > 1
+
+
+def test_sampling_stops_at_the_end_token():
+    ours = ours_from(hf_llama())
+    prompt = tokens(1, 6)
+    free = sampled(ours, prompt, 7)[0].tolist()
+    eos = free[4]
+    assert sampled(ours, prompt, 7, eos_token_id=eos)[0].tolist() == free[: free.index(eos) + 1]
+
+
+CONFIG = {"vocab_size": VOCAB, "dim": 64, "n_layers": 2, "n_heads": 4, "hidden_dim": 96, "device": "cpu"}
+
+
+@pytest.mark.parametrize(
+    "change, error, words",
+    [
+        ({"vocab_size": 0}, ValueError, "vocab_size"),
+        ({"dim": 64.0}, TypeError, "dim"),
+        ({"n_layers": True}, TypeError, "n_layers"),
+        ({"n_heads": 5}, ValueError, "n_heads"),
+        ({"n_kv_heads": 3}, ValueError, "n_kv_heads"),
+        ({"dim": 12, "n_heads": 4}, ValueError, "head_dim"),
+        ({"hidden_dim": -1}, ValueError, "hidden_dim"),
+        ({"norm_eps": 0.0}, ValueError, "norm_eps"),
+        ({"max_seq_len": 0}, ValueError, "max_seq_len"),
+        ({"max_batch_size": 0}, ValueError, "max_batch_size"),
+        ({"theta": 1.0}, ValueError, "theta"),
+        ({"layout": "meta"}, ValueError, "layout"),
+        ({"scaling": "yarn"}, TypeError, "scaling"),
+        ({"tie_embeddings": 1}, TypeError, "tie_embeddings"),
+        ({"dtype": "float32"}, TypeError, "dtype"),
+        ({"device": "tpu"}, ValueError, "device"),
+    ],
+)
+def test_a_bad_config_names_the_argument(change, error, words):
+    with pytest.raises(error, match=words):
+        ModelConfig(**{**CONFIG, **change})
+
+
+@pytest.fixture(scope="module")
+def small():
+    return Model(ModelConfig(**CONFIG, max_seq_len=16, max_batch_size=2))
+
+
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda m: m([[1, 2]]), TypeError, "tokens must be a torch.Tensor"),
+        (lambda m: m(torch.ones(1, 3)), TypeError, "tokens must hold token ids"),
+        (lambda m: m(torch.ones(3, dtype=torch.int64)), ValueError, r"tokens must have shape \(B, T\)"),
+        (lambda m: m(torch.full((1, 3), VOCAB)), ValueError, "vocab_size"),
+        (lambda m: m(torch.full((1, 3), -1)), ValueError, "vocab_size"),
+        (lambda m: m(torch.ones(1, 3, dtype=torch.int64), start_pos=-1), ValueError, "start_pos"),
+        (lambda m: m(torch.ones(1, 3, dtype=torch.int64), start_pos=14), ValueError, "max_seq_len"),
+        (lambda m: m(torch.ones(3, 3, dtype=torch.int64)), ValueError, "max_batch_size"),
+        (lambda m: m(torch.ones(1, 3, dtype=torch.int64), use_cache=0), TypeError, "use_cache"),
+        (lambda m: m(torch.ones(1, 3, dtype=torch.int64), start_pos=2, use_cache=False), ValueError, "start_pos must be 0"),
+        (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 0), ValueError, "max_new_tokens"),
+        (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 15), ValueError, "max_seq_len"),
+        (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, temperature=-1.0), ValueError, "temperature"),
+        (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, temperature="hot"), TypeError, "temperature"),
+        (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, top_k=3), ValueError, "temperature > 0"),
+        (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, temperature=1.0, top_k=0), ValueError, "top_k"),
+        (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, temperature=1.0, top_k=VOCAB + 1), ValueError, "top_k"),
+        (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, temperature=1.0, generator=0), TypeError, "generator"),
+        (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, eos_token_id=VOCAB), ValueError, "eos_token_id"),
+        (lambda m: m.generate(torch.ones(1, 3), 2), TypeError, "prompt_tokens"),
+    ],
+)
+def test_bad_calls_name_the_argument(small, call, error, words):
+    with pytest.raises(error, match=words):
+        call(small)
+
+
+def test_a_model_needs_a_model_config():
+    with pytest.raises(TypeError, match="config must be a rope_lib.ModelConfig"):
+        Model(CONFIG)
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"hidden_act": "gelu"}, "hidden_act"),
+        ({"attention_bias": True}, "attention_bias"),
+        ({"head_dim": 32}, "head_dim"),
+        ({"rope_parameters": {"rope_type": "longrope", "rope_theta": 10000.0}}, "rope_type"),
+        ({"rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0}}, "factor"),
+        ({"rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0, "factor": 2.0, "beta_fast": 8}}, "beta_fast"),
+        ({"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}}, "partial_rotary_factor"),
+        ({"num_hidden_layers": None}, "n_layers"),
+    ],
+)
+def test_a_hugging_face_config_the_model_cannot_honour_is_refused(change, words):
+    config = {**hf_llama().config.to_dict(), **change}
+    with pytest.raises((ValueError, TypeError), match=words):
+        config_from_hf(config, device="cpu")
+
+
+def test_a_state_dict_that_does_not_fit_is_refused():
+    hf = hf_llama()
+    state = dict(hf.state_dict())
+    del state["model.layers.1.mlp.up_proj.weight"]
+    with pytest.raises(ValueError, match="missing.*up_proj"):
+        Model.from_hf_state_dict(state, hf.config, device="cpu")
+    state = {**hf.state_dict(), "model.layers.2.mlp.up_proj.weight": torch.zeros(96, 64)}
+    with pytest.raises(ValueError, match="unexpected.*layers.2"):
+        Model.from_hf_state_dict(state, hf.config, device="cpu")
+    mixed = {**hf.state_dict(), "model.norm.weight": torch.ones(64, dtype=torch.float64)}
+    with pytest.raises(TypeError, match="one floating dtype"):
+        Model.from_hf_state_dict(mixed, hf.config, device="cpu")
+
+
+def test_older_configs_with_rope_scaling_and_rope_theta_are_read_too():
+    scaling = scaling_from_hf({"type": "linear", "factor": 2.0}, 64)
+    assert scaling == RopeScaling("linear", 2.0)
+    config = {**hf_llama().config.to_dict(), "rope_parameters": None, "rope_theta": 5e5, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
+    ours = config_from_hf(config, device="cpu")
+    assert ours.theta == 5e5 and ours.scaling == RopeScaling("dynamic", 2.0, original_max_len=64)
+
+
+def test_the_public_names_are_exported_flat():
+    for name in ("Model", "ModelConfig", "RMSNorm", "FeedForward", "TransformerBlock", "config_from_hf", "scaling_from_hf", "meta_state_dict"):
+        assert name in rope_lib.__all__ and getattr(rope_lib, name) is getattr(rope_lib.model, name)
+
+
+def test_rms_norm_is_the_formula():
+    norm = rope_lib.RMSNorm(8, 1e-6, device="cpu")
+    with torch.no_grad():
+        norm.weight.copy_(torch.arange(1.0, 9.0))
+    x = torch.randn(3, 8)
+    expected = x / torch.sqrt((x**2).mean(-1, keepdim=True) + 1e-6) * torch.arange(1.0, 9.0)
+    torch.testing.assert_close(norm(x), expected)
