@@ -38,13 +38,26 @@ from .frequencies import DEFAULT_BASE, inv_freq
 LLAMA3_BASE = 500000.0
 """The RoPE base of Llama 3 and 3.1."""
 
-def partial_rotary_dim(head_dim: int, partial_rotary_factor: float) -> int:
-    """int(head_dim · fraction): the rotated part of a head (GPT-NeoX, Phi); it must be even."""
+def partial_rotary_dim(head_dim: int, partial_rotary_factor: float, name: str = "partial_rotary_factor") -> int:
+    """int(head_dim · fraction): the rotated part of a head (GPT-NeoX, Phi); it must be even. `name` is the
+    fraction's name in the errors (GPT-NeoX calls it rotary_pct)."""
     head_dim = require_even_dim(head_dim, "head_dim")
-    fraction = require_real(partial_rotary_factor, "partial_rotary_factor")
+    fraction = require_real(partial_rotary_factor, name)
     if not 0 < fraction <= 1:
-        raise ValueError(f"partial_rotary_factor must lie in (0, 1], got {fraction}")
-    return require_even_dim(int(head_dim * fraction), f"int(head_dim · partial_rotary_factor) = int({head_dim} · {fraction})")
+        raise ValueError(f"{name} must lie in (0, 1], got {fraction}")
+    return require_even_dim(int(head_dim * fraction), f"int(head_dim · {name}) = int({head_dim} · {fraction})")
+
+
+def config_rotary_dim(head_dim: int, *, rotary_pct: float | None = None, partial_rotary_factor: float | None = None) -> int:
+    """The rotated part of a head from a config: GPT-NeoX's `rotary_pct` or Phi's `partial_rotary_factor` (the same
+    fraction under two names; both are refused), through `partial_rotary_dim`; neither set rotates the whole head."""
+    if rotary_pct is not None and partial_rotary_factor is not None:
+        raise ValueError(f"set rotary_pct (GPT-NeoX) or partial_rotary_factor (Phi), not both: got {rotary_pct} and {partial_rotary_factor}")
+    if rotary_pct is not None:
+        return partial_rotary_dim(head_dim, rotary_pct, "rotary_pct")
+    if partial_rotary_factor is not None:
+        return partial_rotary_dim(head_dim, partial_rotary_factor)
+    return require_even_dim(head_dim, "head_dim")
 
 
 def position_interpolation_inv_freq(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> np.ndarray:
@@ -204,6 +217,65 @@ def llama3_inv_freq(
     )
 
 
+def longrope_rescale_factors(values, n_pairs: int, name: str = "rescale_factors") -> np.ndarray:
+    """λ_i: one rescale factor per pair, n_pairs finite numbers above 0, as float64 (a list, tuple or array)."""
+    n_pairs = require_positive_int(n_pairs, "n_pairs")
+    array = np.asarray(values)
+    if array.dtype == bool or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    if array.shape != (n_pairs,):
+        raise ValueError(f"{name} must hold one factor per pair, shape (d/2,) = ({n_pairs},), got {array.shape}")
+    array = array.astype(np.float64)
+    if not (np.isfinite(array).all() and (array > 0).all()):
+        raise ValueError(f"{name} must hold finite factors above 0, got min {array.min()} and max {array.max()}")
+    return array
+
+
+def longrope_inv_freq(d: int, base: float = DEFAULT_BASE, *, rescale_factors) -> np.ndarray:
+    """θ'_i = θ_i / λ_i: LongRoPE's per-pair rescaling (Ding et al. 2024), one searched factor λ_i per pair."""
+    d = require_even_dim(d, "d")
+    return inv_freq(d, base) / longrope_rescale_factors(rescale_factors, d // 2)
+
+
+def longrope_uses_long_factors(seq_len: int | None, original_max_len: int) -> bool:
+    """True when the current length T exceeds the trained context L: LongRoPE then takes its long factor set, else
+    (T ≤ L, or no length given) the short one, as Hugging Face's `longrope` does (Phi-3)."""
+    original_max_len = require_positive_int(original_max_len, "original_max_len")
+    return seq_len is not None and require_positive_int(seq_len, "seq_len") > original_max_len
+
+
+def longrope_attention_factor(factor: float, original_max_len: int) -> float:
+    """√(1 + ln s / ln L): the cos/sin multiplier Hugging Face's `longrope` uses when the config sets none (Phi-3);
+    1 at s = 1. YaRN's 0.1·ln s + 1 plays the same part."""
+    factor = require_factor(factor)
+    original_max_len = require_positive_int(original_max_len, "original_max_len")
+    if original_max_len < 2:
+        raise ValueError(f"original_max_len must be at least 2 (ln L is the denominator), got {original_max_len}")
+    return math.sqrt(1 + math.log(factor) / math.log(original_max_len))
+
+
+def proportional_kept_pairs(head_dim: int, proportion: float) -> int:
+    """⌊p·d/2⌋: how many of the fastest pairs p-RoPE keeps rotating (Barbero et al. 2024); p = 0 is NoPE, p = 1 RoPE."""
+    head_dim = require_even_dim(head_dim, "head_dim")
+    proportion = require_real(proportion, "proportion")
+    if not 0 <= proportion <= 1:
+        raise ValueError(f"proportion must lie in [0, 1], got {proportion}")
+    return math.floor(proportion * head_dim / 2)
+
+
+def proportional_inv_freq(head_dim: int, base: float = DEFAULT_BASE, proportion: float = 0.25, factor: float = 1.0) -> np.ndarray:
+    """p-RoPE (Barbero et al. 2024; Hugging Face's `proportional`): the first ⌊p·d/2⌋ frequencies base^(−2i/d) of
+    the whole head, the slow rest set to 0 (those pairs never turn), all divided by s, shape (d/2,).
+
+    Unlike partial rotary, the kept pairs keep the frequencies of full RoPE: the exponent is over d, not over
+    the rotated part, so the slowest pairs are the ones dropped.
+    """
+    kept = proportional_kept_pairs(head_dim, proportion)
+    freqs = inv_freq(head_dim, base)
+    freqs[kept:] = 0.0
+    return freqs / require_factor(factor)
+
+
 def _position_interpolation_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) -> np.ndarray:
     """"linear": `position_interpolation_inv_freq`, whatever the length."""
     return position_interpolation_inv_freq(d, base, rule.factor)
@@ -234,6 +306,19 @@ def _llama3_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) ->
     )
 
 
+def _longrope_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) -> np.ndarray:
+    """"longrope": `longrope_inv_freq` with the long factor set past the trained length, the short one otherwise."""
+    long = longrope_uses_long_factors(seq_len, rule.original_max_len)
+    factors, name = (rule.long_factor, "long_factor") if long else (rule.short_factor, "short_factor")
+    d = require_even_dim(d, "d")
+    return inv_freq(d, base) / longrope_rescale_factors(factors, d // 2, name)
+
+
+def _proportional_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) -> np.ndarray:
+    """"proportional": `proportional_inv_freq` over the whole head d with the rule's proportion, whatever the length."""
+    return proportional_inv_freq(d, base, 1.0 if rule.proportion is None else rule.proportion, rule.factor)
+
+
 ScalingRule = Callable[["RopeScaling", int, float, "int | None"], np.ndarray]
 """(rule, d, base, seq_len) → θ'_i, shape (d/2,): how one entry of `SCALING_RULES` computes its frequencies."""
 
@@ -244,16 +329,22 @@ SCALING_RULES: Mapping[str, ScalingRule] = MappingProxyType(
         "dynamic": _dynamic_ntk_rule,
         "yarn": _yarn_rule,
         "llama3": _llama3_rule,
+        "longrope": _longrope_rule,
+        "proportional": _proportional_rule,
     }
 )
 """Each context-extension rule by name → the function `RopeScaling.frequencies` calls, like Hugging Face's
 `ROPE_INIT_FUNCTIONS` keyed by `rope_type` ("ntk", the static NTK-aware rule, has no Hugging Face type).
-Read-only, so that `METHODS`, the figures and the widget, all read from it, list the same rules."""
+Read-only, so that `METHODS`, the figures and the widgets, all read from it, list the same rules."""
 
 METHODS = tuple(SCALING_RULES)
 """The names of the rules, in the table's order."""
 
-_NEEDS_ORIGINAL_MAX_LEN = ("dynamic", "yarn", "llama3")
+FACTOR_RULES = tuple(method for method in SCALING_RULES if method not in ("longrope", "proportional"))
+"""The rules a factor s and the trained length L define on their own, the ones chapter "Longer contexts" compares
+(`scaled_frequencies`); "longrope" needs its searched factor sets and "proportional" its proportion."""
+
+_NEEDS_ORIGINAL_MAX_LEN = ("dynamic", "yarn", "llama3", "longrope")
 _YARN_ONLY = ("mscale", "mscale_all_dim", "attention_factor_override")
 
 
@@ -267,7 +358,10 @@ class RopeScaling:
     the Llama 3.1 rule. Only for "yarn", None when not set: mscale and mscale_all_dim (both above 0),
     which together give `deepseek_yarn_attention_factor` (one without the other is refused: Hugging
     Face ignores it, DeepSeek's code does not), and attention_factor_override, a cos/sin factor that wins over both (Hugging Face's
-    `attention_factor` key; the computed factor is the `attention_factor` property).
+    `attention_factor` key; the computed factor is the `attention_factor` property). Only for "longrope", and
+    needed there: short_factor and long_factor, one rescale factor λ_i per pair each (tuples, stored as given).
+    Only for "proportional": proportion, the share p of pairs that turn (Hugging Face's partial_rotary_factor
+    for that type; 1 when not set).
     """
 
     method: str
@@ -281,6 +375,9 @@ class RopeScaling:
     mscale: float | None = None
     mscale_all_dim: float | None = None
     attention_factor_override: float | None = None
+    short_factor: tuple[float, ...] | None = None
+    long_factor: tuple[float, ...] | None = None
+    proportion: float | None = None
 
     def __post_init__(self):
         if not isinstance(self.method, str) or self.method not in SCALING_RULES:
@@ -302,6 +399,18 @@ class RopeScaling:
                 f"{'mscale' if self.mscale is not None else 'mscale_all_dim'}: Hugging Face ignores a lone one and "
                 "DeepSeek's code does not, so set both, or neither, or attention_factor_override"
             )
+        for name in ("short_factor", "long_factor"):
+            value = getattr(self, name)
+            if (value is None) == (self.method == "longrope"):
+                raise ValueError(f"{name} is {'needed' if value is None else 'used only'} by method 'longrope', got method {self.method!r}")
+            if value is not None:
+                if not isinstance(value, tuple):
+                    raise TypeError(f"{name} must be a tuple of rescale factors (one per pair), got {type(value).__name__}")
+                longrope_rescale_factors(value, max(len(value), 1), name)
+        if self.proportion is not None:
+            if self.method != "proportional":
+                raise ValueError(f"proportion is used only by method 'proportional', got method {self.method!r}")
+            proportional_kept_pairs(2, self.proportion)  # checks 0 ≤ p ≤ 1
 
     @property
     def is_dynamic(self) -> bool:
@@ -310,9 +419,12 @@ class RopeScaling:
 
     @property
     def attention_factor(self) -> float:
-        """The multiplier of cos and sin; 1 for every rule but "yarn". For "yarn": attention_factor_override
+        """The multiplier of cos and sin; 1 for every rule but "yarn" and "longrope". For "yarn": attention_factor_override
         when set; else `deepseek_yarn_attention_factor` when both mscale and mscale_all_dim are set; else
-        the paper's `yarn_attention_factor`, 0.1·ln s + 1 (Hugging Face's order of precedence)."""
+        the paper's `yarn_attention_factor`, 0.1·ln s + 1 (Hugging Face's order of precedence). For "longrope":
+        `longrope_attention_factor`, √(1 + ln s / ln L), for both factor sets."""
+        if self.method == "longrope":
+            return longrope_attention_factor(self.factor, self.original_max_len)
         if self.method != "yarn":
             return 1.0
         if self.attention_factor_override is not None:
@@ -330,12 +442,12 @@ class RopeScaling:
 
 
 def scaled_frequencies(method: str, factor: float, d: int, base: float, original_max_len: int) -> tuple[np.ndarray, float]:
-    """θ'_i and the attention factor of one rule of `SCALING_RULES` at the length s·L (dynamic NTK takes its
+    """θ'_i and the attention factor of one rule of `FACTOR_RULES` at the length s·L (dynamic NTK takes its
     frequencies there); method "none" gives plain RoPE. What the chapter's figures compare, rule by rule."""
     if method == "none":
         return inv_freq(d, base), 1.0
-    if not isinstance(method, str) or method not in SCALING_RULES:
-        raise ValueError(f"method must be 'none' or one of SCALING_RULES {tuple(SCALING_RULES)}, got {method!r}")
+    if not isinstance(method, str) or method not in FACTOR_RULES:
+        raise ValueError(f"method must be 'none' or one of FACTOR_RULES {FACTOR_RULES}, got {method!r}")
     original_max_len = require_positive_int(original_max_len, "original_max_len")
     rule = RopeScaling(method, factor, original_max_len=original_max_len)
     return SCALING_RULES[method](rule, d, base, int(factor * original_max_len)), rule.attention_factor

@@ -194,7 +194,7 @@ def test_partial_rotary_dim_and_angle_coverage():
     np.testing.assert_allclose(angle_coverage(128, 10000.0, 4 * 4095 + 1, freqs=inv_freq(128) / 4), cover, rtol=1e-12)  # PI: 4× the length, the same angles
 
 
-@pytest.mark.parametrize("method", rope_lib.scaling.METHODS)
+@pytest.mark.parametrize("method", rope_lib.scaling.FACTOR_RULES)
 def test_rope_scaling_dispatches_to_the_rules(method):
     rule = RopeScaling(method, 4.0, original_max_len=2048)
     expected = {
@@ -210,12 +210,14 @@ def test_rope_scaling_dispatches_to_the_rules(method):
 
 
 def test_the_table_names_every_rule_and_rope_scaling_reads_it(monkeypatch):
-    assert tuple(SCALING_RULES) == rope_lib.scaling.METHODS == ("linear", "ntk", "dynamic", "yarn", "llama3")
+    assert tuple(SCALING_RULES) == rope_lib.scaling.METHODS == ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope", "proportional")
+    assert rope_lib.scaling.FACTOR_RULES == ("linear", "ntk", "dynamic", "yarn", "llama3")
     assert all(callable(rule) for rule in SCALING_RULES.values())
     with pytest.raises(TypeError):
         SCALING_RULES["mine"] = lambda rule, d, base, seq_len: inv_freq(d, base)  # read-only: METHODS cannot drift from it
     for method, compute in SCALING_RULES.items():
-        rule = RopeScaling(method, 4.0, original_max_len=2048)
+        sets = {"short_factor": (1.5,) * 32, "long_factor": (4.0,) * 32} if method == "longrope" else {}
+        rule = RopeScaling(method, 4.0, original_max_len=2048, **sets)
         np.testing.assert_array_equal(rule.frequencies(64, 10000.0, 5000), compute(rule, 64, 10000.0, 5000))
     calls = []
 
@@ -231,12 +233,13 @@ def test_the_table_names_every_rule_and_rope_scaling_reads_it(monkeypatch):
 def test_scaled_frequencies_reads_the_table():
     from rope_lib import scaled_frequencies
 
-    for method, compute in SCALING_RULES.items():
+    for method in rope_lib.scaling.FACTOR_RULES:
+        compute = SCALING_RULES[method]
         rule = RopeScaling(method, 4.0, original_max_len=1024)
         freqs, attention = scaled_frequencies(method, 4.0, 64, 10000.0, 1024)
         np.testing.assert_array_equal(freqs, compute(rule, 64, 10000.0, 4096))
         assert attention == rule.attention_factor
-    with pytest.raises(ValueError, match=r"method must be 'none' or one of SCALING_RULES \('linear', 'ntk', 'dynamic', 'yarn', 'llama3'\), got 'rope'"):
+    with pytest.raises(ValueError, match=r"method must be 'none' or one of FACTOR_RULES \('linear', 'ntk', 'dynamic', 'yarn', 'llama3'\), got 'rope'"):
         scaled_frequencies("rope", 4.0, 64, 10000.0, 1024)
 
 
@@ -244,12 +247,12 @@ def test_every_rule_has_a_display_name_and_the_widget_offers_every_rule():
     from rope_lib.teach.plotting.context_extension import METHOD_NAMES
     from rope_lib.teach.widgets.context_extension import context_extension_explorer
 
-    assert list(METHOD_NAMES) == ["none", *SCALING_RULES]
+    assert list(METHOD_NAMES) == ["none", *rope_lib.scaling.FACTOR_RULES]
     assert all(isinstance(name, str) and name for name in METHOD_NAMES.values())
     assert len(set(METHOD_NAMES.values())) == len(METHOD_NAMES)
     (method,) = [c for c in context_extension_explorer().controls if c.name == "method"]
-    assert method.values == tuple(SCALING_RULES)
-    assert [method.fmt(m) for m in method.values] == [METHOD_NAMES[m] for m in SCALING_RULES]
+    assert method.values == rope_lib.scaling.FACTOR_RULES
+    assert [method.fmt(m) for m in method.values] == [METHOD_NAMES[m] for m in rope_lib.scaling.FACTOR_RULES]
 
 
 # ---------- YaRN's attention factor: mscale, mscale_all_dim and an explicit value ----------
@@ -407,7 +410,7 @@ GOOD = {"method": "yarn", "factor": 4.0, "original_max_len": 4096}
 @pytest.mark.parametrize(
     "changes, error, message",
     [
-        ({"method": 3}, ValueError, r"method must be one of SCALING_RULES \('linear', 'ntk', 'dynamic', 'yarn', 'llama3'\), got 3"),
+        ({"method": 3}, ValueError, r"method must be one of SCALING_RULES \('linear', 'ntk', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'\), got 3"),
         ({"method": ["yarn"]}, ValueError, r"method must be one of SCALING_RULES"),
         ({"method": "none"}, ValueError, r"method must be one of SCALING_RULES .*, got 'none'"),
         ({"factor": 0.5}, ValueError, r"factor must be at least 1"),

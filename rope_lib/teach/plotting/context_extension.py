@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ...frequencies import DEFAULT_BASE, inv_freq
-from ...scaling import SCALING_RULES, angle_coverage, scaled_frequencies
+from ...scaling import FACTOR_RULES, angle_coverage, scaled_frequencies
 from ..base_bound import similarity_curve
 from .style import new_figure, series_style
 
@@ -18,8 +18,8 @@ _RULE_LABELS = {
     "llama3": "Llama 3.1",
 }
 
-METHOD_NAMES = {"none": "plain RoPE", **{method: _RULE_LABELS[method] for method in SCALING_RULES}}
-"""How the figures name each rule: "none" (no rescaling), then every rule of `SCALING_RULES`, in its order."""
+METHOD_NAMES = {"none": "plain RoPE", **{method: _RULE_LABELS[method] for method in FACTOR_RULES}}
+"""How the figures name each rule: "none" (no rescaling), then every rule of `FACTOR_RULES`, in its order."""
 
 
 def _distances(max_distance: int, count: int = 1200) -> np.ndarray:
