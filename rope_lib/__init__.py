@@ -7,8 +7,11 @@ the core and build on it: `rope_lib.kernels` (optional one-pass kernels) and `ro
 """
 
 from .attention import Attention, causal_mask, default_device
+from .axial import AXIAL_SPLITS, axial_freqs_2d, grid_score_map, mixed_freqs_2d, pair_scores_2d, patch_positions
 from .frequencies import DEFAULT_BASE, angles, inv_freq, wavelengths
 from .kv_cache import KVCache
+from .mrope import MROPE_AXES, mrope_axis_of_pair, mrope_freqs, mrope_position_ids
+from .multi_axis import apply_multi_axis_rope, multi_axis_angles
 from .layer_schedule import attention_temperature, rope_layers
 from .layouts import (
     half_order,
@@ -70,6 +73,18 @@ from .sinusoidal import (
 )
 
 __all__ = [
+    "AXIAL_SPLITS",
+    "MROPE_AXES",
+    "apply_multi_axis_rope",
+    "axial_freqs_2d",
+    "grid_score_map",
+    "mixed_freqs_2d",
+    "mrope_axis_of_pair",
+    "mrope_freqs",
+    "mrope_position_ids",
+    "multi_axis_angles",
+    "pair_scores_2d",
+    "patch_positions",
     "DEFAULT_BASE",
     "FACTOR_RULES",
     "LLAMA3_BASE",

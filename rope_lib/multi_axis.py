@@ -1,0 +1,65 @@
+"""RoPE for positions with several coordinates: a patch's (h, w), a video token's (t, h, w).
+
+Each pair i of a head has a frequency vector f_i, one entry per axis, and turns by the dot product of the
+token's position with it: angle_i = Σ_a p_a · f_{i,a}. With one axis this is plain RoPE (f_i = θ_i); axial
+RoPE (`rope_lib.axial`) and M-RoPE (`rope_lib.mrope`) give each pair one non-zero entry, RoPE-Mixed gives it
+two. The rotation itself is RoFormer eq. 34, `rope.rotate_pairs` (chapter "RoPE for images and video").
+Shapes: B batch, T tokens, H heads, D head dimension, A axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .checks import as_positions, compute_dtype, require_bthd, require_layout
+from .rope import rotate_pairs
+
+
+def require_axis_frequencies(freqs, name: str = "freqs") -> np.ndarray:
+    """A (D/2, A) table of finite real frequency vectors, one row per pair, as float64 numpy."""
+    if isinstance(freqs, torch.Tensor):
+        freqs = freqs.detach().cpu().numpy()
+    array = np.asarray(freqs)
+    if array.dtype == bool or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
+        raise ValueError(f"{name} must have shape (D/2, A): one frequency vector of A axes per pair, got {array.shape}")
+    array = array.astype(np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} must hold finite frequencies")
+    return array
+
+
+def multi_axis_angles(positions, freqs) -> torch.Tensor:
+    """angle_i = Σ_a p_a · f_{i,a} in float64: positions (..., A) integers, freqs (D/2, A) → (..., D/2)."""
+    freqs = require_axis_frequencies(freqs)
+    pos = as_positions(positions)
+    if pos.dim() == 0 or pos.shape[-1] != freqs.shape[1]:
+        raise ValueError(
+            f"positions must end in one coordinate per axis, (..., A) with A = {freqs.shape[1]} as freqs has, "
+            f"got shape {tuple(pos.shape)}"
+        )
+    table = torch.from_numpy(freqs).to(pos.device)  # (D/2, A) float64
+    return pos.to(torch.float64) @ table.T  # (..., D/2)
+
+
+def apply_multi_axis_rope(x: torch.Tensor, positions, freqs, *, layout: str = "interleaved") -> torch.Tensor:
+    """Rotate every head vector of x (B, T, H, D) by the angles of its token's position.
+
+    positions: integers (T, A) or (B, T, A) on x's device; freqs: (D/2, A), from `axial_freqs_2d`,
+    `mixed_freqs_2d` or `mrope_freqs`. layout says where pair i sits: (2i, 2i+1) or (i, i + D/2).
+    """
+    require_bthd(x, "x")
+    require_layout(layout)
+    freqs = require_axis_frequencies(freqs)
+    if freqs.shape[0] != x.shape[-1] // 2:
+        raise ValueError(f"freqs must have one row per pair, D/2 = {x.shape[-1] // 2} rows for x of shape {tuple(x.shape)}, got {freqs.shape[0]}")
+    pos = as_positions(positions, device=x.device)
+    batch, seq = x.shape[:2]
+    axes = freqs.shape[1]
+    if tuple(pos.shape) not in ((seq, axes), (batch, seq, axes)):
+        raise ValueError(f"positions must have shape (T, A) = ({seq}, {axes}) or (B, T, A) = ({batch}, {seq}, {axes}), got {tuple(pos.shape)}")
+    a = multi_axis_angles(pos, freqs)  # (T, D/2) or (B, T, D/2), float64
+    want = compute_dtype(x.dtype)
+    return rotate_pairs(x, a.cos().to(want), a.sin().to(want), layout=layout)
