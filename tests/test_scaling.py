@@ -488,3 +488,78 @@ def test_bad_plug_in_arguments_are_refused():
         Attention(32, 2, device="cpu", scaling={"rope_type": "yarn"})
     with pytest.raises(ValueError, match=r"rotary_dim must be at most the head dimension D=16"):
         Attention(32, 2, device="cpu", rotary_dim=32)
+
+
+# ---------- LongRoPE and p-RoPE (chapter "RoPE in today's models") ----------
+
+
+def test_longrope_against_a_pair_by_pair_reference():
+    """θ'_i = θ_i / λ_i, one factor per pair; the long set only past the trained length; √(1 + ln s / ln L)."""
+    d, base, L = 16, 10000.0, 64
+    short, long = tuple(1.0 + 0.1 * i for i in range(8)), tuple(1.0 + 3.0 * i for i in range(8))
+    rule = RopeScaling("longrope", 4.0, original_max_len=L, short_factor=short, long_factor=long)
+    for seq_len, factors in [(None, short), (1, short), (L, short), (L + 1, long), (10 * L, long)]:
+        expected = [base ** (-2 * i / d) / factors[i] for i in range(d // 2)]
+        np.testing.assert_allclose(rule.frequencies(d, base, seq_len), expected, rtol=1e-15)
+    assert rule.attention_factor == pytest.approx(math.sqrt(1 + math.log(4) / math.log(64)), rel=1e-15)
+    assert rope_lib.longrope_attention_factor(1.0, L) == 1.0
+    assert rope_lib.longrope_uses_long_factors(L + 1, L) and not rope_lib.longrope_uses_long_factors(L, L)
+
+
+def test_proportional_against_a_pair_by_pair_reference():
+    for d, p, s in [(16, 0.25, 1.0), (16, 0.3, 2.0), (256, 0.25, 1.0), (8, 0.0, 1.0), (8, 1.0, 1.0)]:
+        kept = math.floor(p * d / 2)
+        expected = [(base ** (-2 * i / d) if i < kept else 0.0) / s for base in [1e6] for i in range(d // 2)]
+        np.testing.assert_allclose(rope_lib.proportional_inv_freq(d, 1e6, p, s), expected, rtol=1e-15, atol=0)
+        assert rope_lib.proportional_kept_pairs(d, p) == kept
+    np.testing.assert_array_equal(RopeScaling("proportional", 1.0).frequencies(16, 100.0), inv_freq(16, 100.0))  # p = 1 when unset
+
+
+def test_proportional_kept_pairs_turn_and_the_rest_pass_through():
+    """p-RoPE = apply_rope on the first 2k coordinates (interleaved) with the kept frequencies; zero frequencies do not turn."""
+    x = torch.randn(1, 6, 2, 32, dtype=torch.float64)  # (B, T, H, D)
+    freqs = rope_lib.proportional_inv_freq(32, 10000.0, 0.25)
+    kept = rope_lib.proportional_kept_pairs(32, 0.25)
+    by_angles = torch.from_numpy(np.outer(np.arange(6), freqs))  # (T, D/2): 0 for the dropped pairs
+    reference = rotate_pairs(x, torch.cos(by_angles), torch.sin(by_angles))
+    torch.testing.assert_close(apply_rope(x, range(6), rotary_dim=2 * kept, inv_freq=freqs[:kept]), reference, rtol=0, atol=1e-12)
+
+
+def test_config_rotary_dim():
+    assert rope_lib.config_rotary_dim(64) == 64
+    assert rope_lib.config_rotary_dim(64, rotary_pct=0.25) == 16 == rope_lib.config_rotary_dim(64, partial_rotary_factor=0.25)
+    with pytest.raises(ValueError, match=r"set rotary_pct \(GPT-NeoX\) or partial_rotary_factor \(Phi\), not both"):
+        rope_lib.config_rotary_dim(64, rotary_pct=0.25, partial_rotary_factor=0.25)
+    with pytest.raises(ValueError, match=r"rotary_pct must lie in \(0, 1\], got 1.5"):
+        rope_lib.config_rotary_dim(64, rotary_pct=1.5)
+    with pytest.raises(ValueError, match=r"int\(head_dim · rotary_pct\) = int\(64 · 0.3\) must be a positive even integer"):
+        rope_lib.config_rotary_dim(64, rotary_pct=0.3)
+
+
+SETS = {"short_factor": (1.0,) * 4, "long_factor": (2.0,) * 4}
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: RopeScaling("longrope", 4.0, original_max_len=64, short_factor=(1.0,) * 4), ValueError, r"long_factor is needed by method 'longrope'"),
+        (lambda: RopeScaling("yarn", 4.0, original_max_len=64, **SETS), ValueError, r"short_factor is used only by method 'longrope', got method 'yarn'"),
+        (lambda: RopeScaling("longrope", 4.0, **SETS), ValueError, r"original_max_len \(the trained context length\) is needed by method 'longrope'"),
+        (lambda: RopeScaling("longrope", 4.0, original_max_len=64, short_factor=[1.0] * 4, long_factor=(2.0,) * 4), TypeError, r"short_factor must be a tuple"),
+        (lambda: RopeScaling("longrope", 4.0, original_max_len=64, short_factor=(1.0, 0.0), long_factor=(2.0,) * 4), ValueError, r"short_factor must hold finite factors above 0"),
+        (lambda: RopeScaling("longrope", 4.0, original_max_len=64, short_factor=("1",), long_factor=(2.0,)), TypeError, r"short_factor must hold real numbers"),
+        (lambda: RopeScaling("longrope", 4.0, original_max_len=64, **SETS).frequencies(16, 10000.0), ValueError, r"short_factor must hold one factor per pair, shape \(d/2,\) = \(8,\), got \(4,\)"),
+        (lambda: RopeScaling("longrope", 4.0, original_max_len=64, short_factor=(1.0,) * 4, long_factor=(2.0,) * 3).frequencies(8, 10000.0, 130),
+         ValueError, r"long_factor must hold one factor per pair, shape \(d/2,\) = \(4,\), got \(3,\)"),
+        (lambda: rope_lib.longrope_inv_freq(8, rescale_factors=np.ones(3)), ValueError, r"rescale_factors must hold one factor per pair"),
+        (lambda: rope_lib.longrope_attention_factor(4.0, 1), ValueError, r"original_max_len must be at least 2"),
+        (lambda: rope_lib.longrope_attention_factor(0.5, 64), ValueError, r"factor must be at least 1"),
+        (lambda: RopeScaling("proportional", 1.0, proportion=1.5), ValueError, r"proportion must lie in \[0, 1\], got 1.5"),
+        (lambda: RopeScaling("linear", 2.0, proportion=0.5), ValueError, r"proportion is used only by method 'proportional', got method 'linear'"),
+        (lambda: rope_lib.proportional_inv_freq(30, proportion=float("nan")), TypeError, r"proportion must be a finite real number"),
+        (lambda: rope_lib.proportional_inv_freq(31), ValueError, r"head_dim must be a positive even integer"),
+    ],
+)
+def test_longrope_and_proportional_refuse_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

@@ -271,3 +271,97 @@ def test_partial_rotary_interleaved_layout_matches_gpt_j():
     rotated = apply_rotary_pos_emb(x[..., :rotary], sin, cos)
     expected = torch.cat([rotated, x[..., rotary:]], dim=-1)
     torch.testing.assert_close(apply_rope(x, positions, rotary_dim=rotary), expected, rtol=0, atol=1e-5)
+
+
+# ---------- LongRoPE, p-RoPE and the rope_type table ----------
+
+
+def test_the_table_covers_every_hugging_face_rope_type():
+    """Hugging Face's ROPE_INIT_FUNCTIONS keys are SCALING_RULES' names less "ntk" (which HF has not); "default" is plain RoPE."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    assert set(ROPE_INIT_FUNCTIONS) == set(rope_lib.SCALING_RULES) - {"ntk"}
+
+
+def longrope_sets(n_pairs, seed):
+    """Rising factor sets like a searched one: short from 1 to ~2, long from 1 to ~40 (float32-exact, as HF stores them)."""
+    rng = np.random.default_rng(seed)
+    short = np.sort(rng.uniform(1.0, 2.0, n_pairs)).astype(np.float32).astype(np.float64)
+    long = np.sort(rng.uniform(1.0, 40.0, n_pairs)).astype(np.float32).astype(np.float64)
+    return tuple(short.tolist()), tuple(long.tolist())
+
+
+@pytest.mark.parametrize("seq_len", [None, 1, 4096, 4097, 131072])
+@pytest.mark.parametrize(
+    "head_dim, base, original, max_len, fraction, explicit_factor",
+    [(96, 10000.0, 4096, 131072, 1.0, None), (128, 10000.0, 4096, 16384, 1.0, None), (64, 500000.0, 4096, 65536, 1.0, 8.0), (128, 10000.0, 4096, 32768, 0.5, None)],
+)
+def test_longrope_matches_hugging_face(head_dim, base, original, max_len, fraction, explicit_factor, seq_len):
+    """HF `longrope` (Phi-3): frequencies to float32 rounding, the attention factor to 1e-12; without a `factor`
+    key HF takes s = max_position_embeddings / original_max_position_embeddings, as the config passes it here."""
+    rotary = partial_rotary_dim(head_dim, fraction)
+    short, long = longrope_sets(rotary // 2, head_dim)
+    params = {"rope_type": "longrope", "rope_theta": base, "short_factor": list(short), "long_factor": list(long),
+              "original_max_position_embeddings": original, "partial_rotary_factor": fraction}
+    if explicit_factor is not None:
+        params["factor"] = explicit_factor
+    theirs, attention = hf_init("longrope", hf_config(params, head_dim, max_position_embeddings=max_len), seq_len=seq_len)
+    factor = explicit_factor if explicit_factor is not None else max_len / original
+    rule = RopeScaling("longrope", factor, original_max_len=original, short_factor=short, long_factor=long)
+    np.testing.assert_allclose(rule.frequencies(rotary, base, seq_len), theirs, rtol=FLOAT32_RTOL)
+    assert rule.attention_factor == pytest.approx(attention, rel=1e-12)
+    chosen = long if seq_len is not None and seq_len > original else short
+    np.testing.assert_allclose(rope_lib.longrope_inv_freq(rotary, base, rescale_factors=chosen), theirs, rtol=FLOAT32_RTOL)
+
+
+def test_longrope_parity_catches_the_factor_sets_swapped(monkeypatch):
+    """Plant the slip T ≥ L for T > L (the long set at exactly the trained length): the comparison with HF must fail."""
+    short, long = longrope_sets(48, 0)
+    params = {"rope_type": "longrope", "rope_theta": 10000.0, "short_factor": list(short), "long_factor": list(long), "original_max_position_embeddings": 4096}
+    theirs, _ = hf_init("longrope", hf_config(params, 96, max_position_embeddings=131072), seq_len=4096)
+    monkeypatch.setattr(scaling, "longrope_uses_long_factors", lambda seq_len, original: seq_len is not None and seq_len >= original)
+    rule = RopeScaling("longrope", 32.0, original_max_len=4096, short_factor=short, long_factor=long)
+    assert not np.allclose(rule.frequencies(96, 10000.0, 4096), theirs, rtol=FLOAT32_RTOL)
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.25, 0.3, 0.5, 0.75, 1.0])
+@pytest.mark.parametrize("head_dim, base, factor", [(256, 1e6, 1.0), (128, 10000.0, 1.0), (64, 10000.0, 4.0), (512, 1e6, 1.0)])
+def test_proportional_matches_hugging_face(head_dim, base, factor, fraction):
+    """HF `proportional` (p-RoPE): d/2 frequencies over the whole head, the slow ones 0; float32 rounding, zeros exact."""
+    params = {"rope_type": "proportional", "rope_theta": base, "factor": factor, "partial_rotary_factor": fraction}
+    theirs, attention = hf_init("proportional", hf_config(params, head_dim))
+    rule = RopeScaling("proportional", factor, proportion=fraction)
+    ours = rule.frequencies(head_dim, base)
+    np.testing.assert_allclose(ours, theirs, rtol=FLOAT32_RTOL, atol=0)
+    np.testing.assert_array_equal(ours == 0, theirs == 0)
+    assert attention == 1.0 == rule.attention_factor
+
+
+def test_proportional_is_not_partial_rotary_at_the_same_fraction():
+    """Gemma 4's full-attention layers: p = 0.25 of a 256-wide head keeps base^(−2i/256), i < 32; partial rotary at
+    0.25 would rotate 64 coordinates with base^(−2i/64), i < 32: the same count, other frequencies."""
+    p_rope = rope_lib.proportional_inv_freq(256, 1e6, 0.25)
+    partial = inv_freq(partial_rotary_dim(256, 0.25), 1e6)
+    assert np.count_nonzero(p_rope) == partial.size == 32
+    assert not np.allclose(p_rope[:32], partial)
+    np.testing.assert_allclose(p_rope[:32], partial ** 0.25, rtol=1e-12)  # base^(−2i/256) = (base^(−2i/64))^(1/4)
+
+
+@pytest.mark.parametrize("model, fraction_key, default", [("gpt_neox", "rotary_pct", 0.25), ("phi", "partial_rotary_factor", 0.5)])
+@pytest.mark.parametrize("fraction", [None, 0.25, 0.4, 0.5, 1.0])
+def test_config_rotary_dim_matches_hugging_face_attention(model, fraction_key, default, fraction):
+    """GPT-NeoX's `rotary_pct` and Phi's `partial_rotary_factor` (each with its model's default when absent) → the
+    `rotary_ndims` Hugging Face's attention layer rotates."""
+    import transformers
+
+    head_dim, heads = 80, 4
+    if model == "gpt_neox":
+        kwargs = {} if fraction is None else {"rotary_pct": fraction}
+        config = transformers.GPTNeoXConfig(hidden_size=head_dim * heads, num_attention_heads=heads, **kwargs)
+        theirs = transformers.models.gpt_neox.modeling_gpt_neox.GPTNeoXAttention(config, 0).rotary_ndims
+    else:
+        kwargs = {} if fraction is None else {"partial_rotary_factor": fraction}
+        config = transformers.PhiConfig(hidden_size=head_dim * heads, num_attention_heads=heads, **kwargs)
+        theirs = transformers.models.phi.modeling_phi.PhiAttention(config, 0).rotary_ndims
+    ours = rope_lib.config_rotary_dim(head_dim, **{fraction_key: default if fraction is None else fraction})
+    assert ours == theirs
