@@ -19,6 +19,7 @@ from rope_lib.teach.exercises import (
     check_b_m,
     check_bf16_position_error,
     check_first_below_half,
+    check_longrope_frequencies,
     check_permute_rows,
     check_rope_half,
     check_rope_pairs,
@@ -150,6 +151,11 @@ def rotate_qk(xq, xk, start_pos, bug=None):
     return turn(xq), turn(xk)
 
 
+def longrope_frequencies(d, base, short_factor, long_factor, seq_len, original_max_len):
+    factors = long_factor if seq_len > original_max_len else short_factor
+    return rope_lib.inv_freq(d, base) / np.array(factors)
+
+
 REFERENCES = [
     (check_rope_pairs, rope_pairs),
     (check_attention_by_hand, attention_by_hand),
@@ -164,6 +170,7 @@ REFERENCES = [
     (check_bf16_position_error, bf16_position_error),
     (check_rotate_cache, rotate_cache),
     (check_b_m, b_m),
+    (check_longrope_frequencies, longrope_frequencies),
 ]
 
 
@@ -706,3 +713,22 @@ def test_the_llama_chapter_plants_the_three_bugs_and_its_solution_fixes_them():
     text = (ROOT / "book" / "llama_implementation.md").read_text()
     part = text.split(":label: llama-ex-debug", 1)[1]
     assert part.count("def rotate_qk_") >= 3 and "check_rotate_qk(rotate_qk)" in part
+
+
+def test_longrope_frequencies_hints():
+    def long_at_the_trained_length(d, base, short_factor, long_factor, seq_len, original_max_len):
+        factors = long_factor if seq_len >= original_max_len else short_factor
+        return rope_lib.inv_freq(d, base) / np.array(factors)
+
+    def multiplied(d, base, short_factor, long_factor, seq_len, original_max_len):
+        return rope_lib.inv_freq(d, base) * np.array(long_factor if seq_len > original_max_len else short_factor)
+
+    def plain(d, base, short_factor, long_factor, seq_len, original_max_len):
+        return rope_lib.inv_freq(d, base)
+
+    assert failed(check_longrope_frequencies(long_at_the_trained_length), "factor set", "seq_len = 64")
+    assert failed(check_longrope_frequencies(multiplied), "direction", "more slowly")
+    assert failed(check_longrope_frequencies(plain), "plain frequencies")
+    for wrong in (long_at_the_trained_length, multiplied, plain):
+        hint = check_longrope_frequencies(wrong).message
+        assert "/ np.array" not in hint and "long_factor if" not in hint  # no code of the answer

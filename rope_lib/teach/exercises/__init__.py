@@ -24,6 +24,7 @@ from .llama_implementation import check_permute_rows, check_rope_half, check_rot
 from .implementations_and_speed import check_bf16_position_error
 from .longer_contexts import check_rotate_cache
 from .why_rope_works import check_b_m
+from .rope_variants import check_longrope_frequencies
 
 __all__ = [
     "CheckResult",
@@ -40,4 +41,5 @@ __all__ = [
     "check_bf16_position_error",
     "check_rotate_cache",
     "check_b_m",
+    "check_longrope_frequencies",
 ]

@@ -1,0 +1,54 @@
+"""The auto-checks of the exercises in the chapter "RoPE in today's models" (book/rope_variants.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...frequencies import DEFAULT_BASE, inv_freq
+from ...scaling import RopeScaling
+from .checking import CheckResult, Hint, answer_array, call_student, diagnose, fresh_rng, run_check
+
+
+def _fresh_sets(fresh: np.random.Generator, n_pairs: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Rising short (1 to ~2) and long (1 to ~40) factor sets, drawn anew."""
+    short = np.sort(fresh.uniform(1.0, 2.0, n_pairs))
+    long = np.sort(fresh.uniform(1.0, 40.0, n_pairs))
+    return tuple(short.round(4).tolist()), tuple(long.round(4).tolist())
+
+
+def check_longrope_frequencies(longrope_frequencies) -> CheckResult:
+    """Exercise rv-ex-longrope: `longrope_frequencies(d, base, short_factor, long_factor, seq_len, original_max_len)`
+    returns the d/2 frequencies LongRoPE uses at the current length seq_len."""
+
+    def body(fn):
+        fresh = fresh_rng()
+        cases = [(16, DEFAULT_BASE, 64, 64), (16, DEFAULT_BASE, 65, 64), (32, 500000.0, 1, 4096), (32, 500000.0, 100000, 4096)]
+        for _ in range(2):
+            original = int(fresh.choice([256, 1024, 4096]))
+            cases.append((int(fresh.choice([8, 24, 64])), float(fresh.choice([DEFAULT_BASE, 500000.0])), int(original + fresh.integers(-2, 3)), original))
+        for d, base, seq_len, original in cases:
+            short, long = _fresh_sets(fresh, d // 2)
+            call = f"longrope_frequencies({d}, {base:g}, short_factor, long_factor, seq_len={seq_len}, original_max_len={original})"
+            value = answer_array(call_student(fn, call, d, base, short, long, seq_len, original), call, (d // 2,))
+            rule = RopeScaling("longrope", 2.0, original_max_len=original, short_factor=short, long_factor=long)
+            expected = rule.frequencies(d, base, seq_len)
+            close = lambda a, b: np.allclose(a, b, rtol=1e-9, atol=0)  # noqa: E731
+            if close(value, expected):
+                continue
+            theta = inv_freq(d, base)
+            other = long if seq_len <= original else short
+            diagnose(value, [
+                (lambda: theta / np.array(other),
+                 f"{call}: factor set — at seq_len = {seq_len} against original_max_len = {original}, compare the two lengths again: "
+                 "which set applies when the sequence still fits in the trained context, and which only past it?"),
+                (lambda: theta * np.array(long if seq_len > original else short),
+                 f"{call}: direction — a factor λ_i above 1 makes pair i turn more slowly"),
+                (lambda: theta,
+                 f"{call}: you returned the plain frequencies; every pair is rescaled by its own factor"),
+            ], close)
+            raise Hint(f"{call}: the result differs from LongRoPE's frequencies by up to {np.abs(value - expected).max():.3g} "
+                       f"(relative {np.abs(value / expected - 1).max():.3g})")
+
+    return run_check("rv-ex-longrope", longrope_frequencies, body,
+                     "longrope_frequencies picks the right factor set and rescales every pair, at lengths on both sides of the "
+                     "trained context (and exactly at it), for fixed and fresh random settings.")
