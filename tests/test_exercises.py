@@ -16,6 +16,7 @@ from rope_lib.teach import decay, exercises
 from rope_lib.teach.exercises import (
     CheckResult,
     check_attention_by_hand,
+    check_axial_rotate,
     check_b_m,
     check_bf16_position_error,
     check_first_below_half,
@@ -156,6 +157,16 @@ def longrope_frequencies(d, base, short_factor, long_factor, seq_len, original_m
     return rope_lib.inv_freq(d, base) / np.array(factors)
 
 
+def axial_rotate(x, h, w):
+    d = len(x)
+    theta = 100.0 ** (-4 * np.arange(d // 4) / d)
+    a = np.concatenate([h * theta, w * theta])
+    out = np.empty(d)
+    out[0::2] = x[0::2] * np.cos(a) - x[1::2] * np.sin(a)
+    out[1::2] = x[1::2] * np.cos(a) + x[0::2] * np.sin(a)
+    return out
+
+
 REFERENCES = [
     (check_rope_pairs, rope_pairs),
     (check_attention_by_hand, attention_by_hand),
@@ -171,6 +182,7 @@ REFERENCES = [
     (check_rotate_cache, rotate_cache),
     (check_b_m, b_m),
     (check_longrope_frequencies, longrope_frequencies),
+    (check_axial_rotate, axial_rotate),
 ]
 
 
@@ -732,3 +744,31 @@ def test_longrope_frequencies_hints():
     for wrong in (long_at_the_trained_length, multiplied, plain):
         hint = check_longrope_frequencies(wrong).message
         assert "/ np.array" not in hint and "long_factor if" not in hint  # no code of the answer
+
+
+def test_axial_rotate_hints():
+    def swapped(x, h, w):
+        return axial_rotate(x, w, h)
+
+    def alternating(x, h, w):
+        return rope_lib.apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]],
+                                              rope_lib.axial_freqs_2d(len(x), 100.0, split="alternating"))[0, 0, 0]
+
+    def half_layout(x, h, w):
+        return rope_lib.apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]],
+                                              rope_lib.axial_freqs_2d(len(x), 100.0), layout="half")[0, 0, 0]
+
+    def clockwise(x, h, w):
+        return axial_rotate(x, -h, -w)
+
+    def scaled(x, h, w):
+        return 2 * axial_rotate(x, h, w)
+
+    assert failed(check_axial_rotate(swapped), "axes")
+    assert failed(check_axial_rotate(alternating), "frequencies", "same d/4")
+    assert failed(check_axial_rotate(half_layout), "pairing")
+    assert failed(check_axial_rotate(clockwise), "direction")
+    assert failed(check_axial_rotate(scaled), "keeps the vector's length")
+    for wrong in (swapped, alternating, half_layout, clockwise, scaled):
+        hint = check_axial_rotate(wrong).message
+        assert "np.cos" not in hint and "concatenate" not in hint  # no code of the answer

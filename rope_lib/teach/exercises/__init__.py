@@ -25,6 +25,7 @@ from .implementations_and_speed import check_bf16_position_error
 from .longer_contexts import check_rotate_cache
 from .why_rope_works import check_b_m
 from .rope_variants import check_longrope_frequencies
+from .rope_for_images import check_axial_rotate
 
 __all__ = [
     "CheckResult",
@@ -42,4 +43,5 @@ __all__ = [
     "check_rotate_cache",
     "check_b_m",
     "check_longrope_frequencies",
+    "check_axial_rotate",
 ]

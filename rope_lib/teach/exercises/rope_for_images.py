@@ -1,0 +1,58 @@
+"""The auto-checks of the exercises in the chapter "RoPE for images and video" (book/rope_for_images.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ...axial import axial_freqs_2d
+from ...multi_axis import apply_multi_axis_rope
+from .checking import CheckResult, Hint, allclose_within, answer_array, call_student, diagnose, fresh_rng, run_check
+
+AXIAL_EXERCISE_BASE = 100.0
+"""The base the exercise asks for: Heo et al.'s, for ViTs."""
+
+
+def _axial(x: np.ndarray, h: int, w: int, *, freqs=None, layout: str = "interleaved") -> np.ndarray:
+    """x turned to patch (h, w) by axial RoPE (shared frequencies, base 100) or by the given frequency vectors."""
+    table = axial_freqs_2d(x.size, AXIAL_EXERCISE_BASE) if freqs is None else freqs
+    turned = apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]], table, layout=layout)
+    return turned[0, 0, 0].numpy()
+
+
+def check_axial_rotate(axial_rotate) -> CheckResult:
+    """Exercise img-ex-axial-code: `axial_rotate(x, h, w)` turns a head vector x (d values, d a multiple of 4) to the
+    patch at row h, column w: pairs (x_2j, x_2j+1) for j < d/4 by h·θ_j, the others by w·θ_(j−d/4), θ_j = 100^(−4j/d)."""
+
+    def body(fn):
+        rng, fresh = np.random.default_rng(11), fresh_rng()
+        close = allclose_within(1e-9)
+        cases = [(np.ones(4), 1, 0), (np.ones(4), 0, 1), (np.round(rng.standard_normal(8), 3), 2, 5)]
+        cases += [(np.round(rng.standard_normal(d), 3), int(rng.integers(0, 16)), int(rng.integers(0, 16))) for d in (8, 16, 32)]
+        d = int(fresh.choice([8, 16, 24]))
+        cases.append((np.round(fresh.standard_normal(d), 3), int(fresh.integers(0, 30)), int(fresh.integers(0, 30))))
+        for x, h, w in cases:
+            call = f"axial_rotate({x.tolist()}, {h}, {w})"
+            got = answer_array(call_student(fn, call, x.copy(), h, w), call, x.shape)
+            expected = _axial(x, h, w)
+            if close(got, expected):
+                continue
+            d = x.size
+            diagnose(got, [
+                (lambda: _axial(x, w, h), f"{call}: axes — the first d/4 pairs turn with the row h, the last d/4 with the column w"),
+                (lambda: _axial(x, h, w, freqs=axial_freqs_2d(d, AXIAL_EXERCISE_BASE, split="alternating")),
+                 f"{call}: frequencies — each axis gets the same d/4 frequencies 100^(−4j/d), not alternate ones of the d/2 of 1D RoPE"),
+                (lambda: _axial(x, h, w, freqs=axial_freqs_2d(d, AXIAL_EXERCISE_BASE) ** 0.5),
+                 f"{call}: frequencies — a head of d values hands d/4 pairs to each axis, so θ_j = 100^(−4j/d), not 100^(−2j/d)"),
+                (lambda: _axial(x, h, w, layout="half"),
+                 f"{call}: pairing — pair j is (x_2j, x_2j+1), adjacent coordinates, not (x_j, x_(j+d/2))"),
+                (lambda: _axial(x, -h, -w), f"{call}: direction — each pair turns counter-clockwise by +h·θ_j or +w·θ_j"),
+                (lambda: _axial(x, h, 0), f"{call}: the column — the last d/4 pairs must turn with w"),
+                (lambda: _axial(x, 0, w), f"{call}: the row — the first d/4 pairs must turn with h"),
+            ], close)
+            if not np.isclose(np.linalg.norm(got), np.linalg.norm(x)):
+                raise Hint(f"{call}: a rotation keeps the vector's length, but |result| = {np.linalg.norm(got):.4g} and |x| = {np.linalg.norm(x):.4g}")
+            raise Hint(f"{call}: the result is not x turned to patch ({h}, {w}) (largest gap {np.abs(got - expected).max():.3g})")
+
+    return run_check("img-ex-axial-code", axial_rotate, body,
+                     "axial_rotate turns head vectors of 4 to 32 values to their patch, for six fixed patches and a fresh random one.")
