@@ -63,6 +63,11 @@ def metas_query_temperature(model, ModelArgs, start, seqlen, floor_scale, attn_s
     args = ModelArgs(dim=32, n_layers=1, n_heads=2, n_kv_heads=1, vocab_size=16, max_seq_len=start + seqlen, max_batch_size=1,
                      attn_temperature_tuning=True, floor_scale=floor_scale, attn_scale=attn_scale)
     layer = model.Attention(args, use_qk_norm=False, use_rope=False)
+    gen = torch.Generator().manual_seed(4)
+    with torch.no_grad():
+        for name in ("wq", "wk", "wv", "wo"):  # Meta leaves its weights uninitialised (init_method is the identity)
+            weight = getattr(layer, name).weight
+            weight.copy_(torch.randn(weight.shape, generator=gen) / 8)
     seen = []
     real_sdpa = torch.nn.functional.scaled_dot_product_attention
 
