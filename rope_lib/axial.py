@@ -10,21 +10,13 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .checks import require_base, require_int, require_positive_int, require_real
+from .checks import require_base, require_int, require_positive_int, require_quarter_dim, require_real
 from .frequencies import inv_freq
 
 AXIAL_SPLITS = ("shared", "alternating")
 """How axial RoPE hands frequencies to the two axes. "shared": both axes get the same d/4 frequencies
 base^(−4j/d) (Heo et al.'s RoPE-Axial, Qwen2-VL's vision encoder); "alternating": the d/2 frequencies of
 1D RoPE, the even-numbered ones to h and the odd-numbered ones to w (Pixtral)."""
-
-
-def require_quarter_dim(d, name: str = "d") -> int:
-    """A head dimension divisible by 4: half its pairs go to each of the two axes."""
-    d = require_positive_int(d, name)
-    if d % 4:
-        raise ValueError(f"{name} must be a multiple of 4 (d/2 pairs, half of them per axis), got {d}")
-    return d
 
 
 def axial_freqs_2d(d: int, base: float = 100.0, *, split: str = "shared") -> np.ndarray:

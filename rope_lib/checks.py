@@ -294,3 +294,26 @@ def require_optional_positive_real(value, name: str) -> float | None:
     if value <= 0:
         raise ValueError(f"{name} must be greater than 0 (or None), got {value}")
     return value
+
+
+def require_quarter_dim(d, name: str = "d") -> int:
+    """A head dimension divisible by 4: half its pairs go to each of the two axes."""
+    d = require_positive_int(d, name)
+    if d % 4:
+        raise ValueError(f"{name} must be a multiple of 4 (d/2 pairs, half of them per axis), got {d}")
+    return d
+
+
+def require_axis_frequencies(freqs, name: str = "freqs") -> np.ndarray:
+    """A (D/2, A) table of finite real frequency vectors, one row per pair, as float64 numpy."""
+    if isinstance(freqs, torch.Tensor):
+        freqs = freqs.detach().cpu().numpy()
+    array = np.asarray(freqs)
+    if array.dtype == bool or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
+        raise ValueError(f"{name} must have shape (D/2, A): one frequency vector of A axes per pair, got {array.shape}")
+    array = array.astype(np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} must hold finite frequencies")
+    return array

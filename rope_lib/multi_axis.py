@@ -9,26 +9,10 @@ Shapes: B batch, T tokens, H heads, D head dimension, A axes.
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
-from .checks import as_positions, compute_dtype, require_bthd, require_layout
+from .checks import as_positions, compute_dtype, require_axis_frequencies, require_bthd, require_layout
 from .rope import rotate_pairs
-
-
-def require_axis_frequencies(freqs, name: str = "freqs") -> np.ndarray:
-    """A (D/2, A) table of finite real frequency vectors, one row per pair, as float64 numpy."""
-    if isinstance(freqs, torch.Tensor):
-        freqs = freqs.detach().cpu().numpy()
-    array = np.asarray(freqs)
-    if array.dtype == bool or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
-        raise ValueError(f"{name} must have shape (D/2, A): one frequency vector of A axes per pair, got {array.shape}")
-    array = array.astype(np.float64)
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} must hold finite frequencies")
-    return array
 
 
 def multi_axis_angles(positions, freqs) -> torch.Tensor:
