@@ -4,6 +4,7 @@ answers with a hint that names the property that failed, never raising for a wro
 import cmath
 import math
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -31,6 +32,9 @@ from rope_lib.teach.exercises import (
     check_terms_needed,
     check_walk_encoding,
 )
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import student_notebooks  # noqa: E402  (the chapters' exercises, as the student edition reads them)
 
 
 def failed(result: CheckResult, *words: str) -> bool:
@@ -208,16 +212,6 @@ def test_an_answer_that_raises_is_reported_not_raised(check):
     assert failed(result, "raised ZeroDivisionError: oops")
 
 
-def exercises_of(chapter: str) -> list[tuple[str, str, str]]:
-    """(label, text, solution) of every exercise in the chapter's Exercises section."""
-    part = (ROOT / f"{chapter}.md").read_text().split("## Exercises", 1)[-1]
-    found = []
-    for label, text in re.findall(r":::\{exercise\}\n:label: ([\w-]+)\n(.*?)\n:::\n", part, re.S):
-        solution = re.search(rf":::\{{solution-start\}} {re.escape(label)}\n(.*?):::\{{solution-end\}}", part, re.S)
-        found.append((label, text, solution.group(1) if solution else ""))
-    return found
-
-
 def test_every_coding_exercise_has_a_check():
     """Every exercise that says "Write `name(`" in any chapter of _toc.yml comes with a check of rope_lib.exercises:
     its text names `check_name(` for one of the functions it asks for and its solution calls it; every check serves
@@ -226,7 +220,8 @@ def test_every_coding_exercise_has_a_check():
     assert checks == {c.__name__ for c, _ in REFERENCES}, "every check has a reference solution above"
     used, coding = set(), []
     for chapter in chapters():
-        for label, text, solution in exercises_of(chapter):
+        for exercise in student_notebooks.exercises_of((ROOT / f"{chapter}.md").read_text()):
+            label, text, solution = exercise.label, exercise.text, exercise.solution
             if not re.search(r"\bwrite `\w+\(", text, re.I):
                 continue
             coding.append(label)

@@ -12,10 +12,16 @@ aria-required-children). The entries become list items.
 3. Each chapter offers its executed notebook (.ipynb, outputs included) in the
 page's download menu, next to its MyST source: the notebook MyST-NB wrote
 while executing the chapter is copied beside the sources.
+
+4. A chapter with exercises also offers its student edition there, the notebook
+without the solutions that student_notebooks.py writes beside the sources, and
+its Binder button opens that edition (binder/postBuild writes it on Binder).
 """
 
 import shutil
 from pathlib import Path
+
+from student_notebooks import offers_a_student_edition, student_notebook_name
 
 EXECUTED_NOTEBOOKS = "jupyter_execute"
 """Where MyST-NB writes each executed notebook, beside the HTML output folder."""
@@ -47,6 +53,27 @@ def offer_the_notebook(app, pagename, templatename, context, doctree):
         context["ipynb_source"] = f"{pagename}.ipynb"
 
 
+def buttons_of_group(context, label: str) -> list[dict]:
+    return next((group["buttons"] for group in context.get("header_buttons", []) if group.get("label") == label), [])
+
+
+def offer_the_student_edition(app, pagename, templatename, context, doctree):
+    """Runs after the theme built its download and launch menus."""
+    if not offers_a_student_edition(app, pagename):
+        return
+    student = student_notebook_name(pagename)
+    downloads = buttons_of_group(context, "download-buttons")
+    downloads.insert(1, {
+        "type": "link", "url": f"{context['pathto']('_sources', 1)}/{student}", "text": ".student.ipynb",
+        "tooltip": "Download the student notebook (the exercises without their solutions)", "icon": "fas fa-pencil",
+        "label": "download-student-notebook-button",
+    })
+    source = f"{pagename}{Path(app.env.doc2path(pagename)).suffix}"
+    for button in buttons_of_group(context, "launch-buttons"):
+        if button.get("text") == "Binder" and button["url"].endswith(source):
+            button["url"] = button["url"][: -len(source)] + student
+
+
 def copy_executed_notebooks(app, exception):
     if exception is not None or app.builder.format != "html":
         return
@@ -60,6 +87,7 @@ def copy_executed_notebooks(app, exception):
 
 def setup(app):
     app.connect("html-page-context", offer_the_notebook, priority=450)
+    app.connect("html-page-context", offer_the_student_edition, priority=550)
     app.connect("build-finished", copy_executed_notebooks)
     app.connect("html-page-context", keep_first_copy_of_each_script)
     app.connect("html-page-context", bibliography_entries_as_list_items)

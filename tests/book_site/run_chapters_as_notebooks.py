@@ -1,26 +1,48 @@
-"""Run each chapter as a student would in Jupyter: open the .md through jupytext, execute
-every cell with nbclient, and check that interactive figures were built as live widgets.
+"""Run each chapter as a student would in Jupyter, in both editions at once: the chapter (the .md opened through
+jupytext, solutions included) and its student edition (book/_ext/student_notebooks.py, as binder/postBuild writes
+it); execute every cell with nbclient, check that interactive figures were built as live widgets, and count the
+student edition's auto-checks that answered NOT YET on the empty answers.
 
 Run by tests/book_site/test_notebook_environment.py with the Python of a fresh environment.
 Usage: python run_chapters_as_notebooks.py CHAPTER.md [CHAPTER.md ...]
 """
 
+import asyncio
 import sys
 from pathlib import Path
 
 import jupytext
 import nbclient
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "book" / "_ext"))
+import student_notebooks  # noqa: E402
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def run(path: Path) -> int:
-    notebook = jupytext.read(path)
-    nbclient.NotebookClient(notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+def live_widgets(notebook) -> int:
     return sum(WIDGET_VIEW in output.get("data", {}) for cell in notebook.cells for output in cell.get("outputs", []))
+
+
+def checks_not_yet(notebook) -> int:
+    return sum(
+        "NOT YET" in output.get("text", "")
+        for cell in notebook.cells if student_notebooks.CHECK_TAG in cell.metadata.get("tags", [])
+        for output in cell.get("outputs", [])
+    )
+
+
+async def run_both(path: Path) -> tuple:
+    """The two editions in two kernels side by side, in the chapter's folder as Jupyter runs them."""
+    chapter, student = jupytext.read(path), student_notebooks.student_notebook(path)
+    resources = {"metadata": {"path": str(path.parent)}}
+    await asyncio.gather(*(nbclient.NotebookClient(notebook, timeout=900, kernel_name="python3", resources=resources).async_execute()
+                           for notebook in (chapter, student)))
+    return chapter, student
 
 
 if __name__ == "__main__":
     for name in sys.argv[1:]:
-        widgets = run(Path(name))
-        print(f"{name}: executed, {widgets} live widgets")
+        chapter, student = asyncio.run(run_both(Path(name)))
+        print(f"{name}: executed, {live_widgets(chapter)} live widgets")
+        print(f"{name} student edition: executed, {live_widgets(student)} live widgets, {checks_not_yet(student)} checks NOT YET")

@@ -1,4 +1,5 @@
-"""What a student on Binder does, done here: a fresh environment from binder/ and every chapter run as a notebook.
+"""What a student on Binder does, done here: a fresh environment from binder/ and every chapter run as a notebook, in
+both editions side by side: the chapter with its solutions, and the student edition binder/postBuild writes.
 
 The package list is binder/requirements.txt, except that torch comes from the
 registry (torch==2.13.0, the CPU build on this machine) because PyTorch's own
@@ -7,12 +8,16 @@ index is out of reach; binder/postBuild's `pip install -e .` adds rope_lib.
 
 import re
 import subprocess
+import sys
 import venv
 from pathlib import Path
 
 import pytest
 
 from paths import ROOT, chapters
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import student_notebooks  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -47,11 +52,17 @@ def student_python(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("chapter", chapters())
 def test_chapter_runs_as_a_notebook_in_the_binder_environment(student_python, chapter):
+    """Both editions run top to bottom, build their live widgets, and each auto-check of the student edition answers
+    NOT YET on the empty answer."""
     result = subprocess.run(
         [str(student_python), str(ROOT / "tests" / "book_site" / "run_chapters_as_notebooks.py"), str(ROOT / f"{chapter}.md")],
         capture_output=True, text=True, timeout=1800,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
-    widgets = int(re.search(r"executed, (\d+) live widgets", result.stdout).group(1))
     expected = (ROOT / f"{chapter}.md").read_text().count("from rope_lib.teach.widgets")
+    widgets = int(re.search(r"\.md: executed, (\d+) live widgets", result.stdout).group(1))
     assert widgets >= expected, f"{chapter}: {widgets} live widgets, expected at least {expected}"
+    student = re.search(r"student edition: executed, (\d+) live widgets, (\d+) checks NOT YET", result.stdout)
+    assert int(student.group(1)) >= expected, f"{chapter} student edition: {student.group(1)} live widgets"
+    checks = sum(len(e.checked) for e in student_notebooks.exercises_of((ROOT / f"{chapter}.md").read_text()))
+    assert int(student.group(2)) == checks, f"{chapter} student edition: {student.group(2)} of {checks} checks said NOT YET"

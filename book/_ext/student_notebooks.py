@@ -1,0 +1,156 @@
+"""The student edition of each chapter: the chapter's notebook without the solutions of its exercises.
+
+A chapter's exercises sit in its "## Exercises" section, each an `{exercise}` block
+followed by its solution between `:::{solution-start} <label>` and `:::{solution-end}`
+(text, code cells, and the hidden cells that check a worked solution's steps). The
+student edition drops every solution block. A coding exercise (one whose statement
+names an auto-check, `check_<name>(`) gets in its place an empty "your turn" cell
+holding a stub of each checked function, and a cell that runs the check on it; on the
+stub the check reports NOT YET. Everything else of the chapter stays as it is, so the
+student edition runs top to bottom as the chapter does.
+
+Loaded by Jupyter Book as a local Sphinx extension, it writes `<chapter>.student.ipynb`
+beside each executed notebook in the site's `_sources` (book_site.py offers both in
+the download menu). Run as a script it writes them beside the chapters, which is what
+binder/postBuild does so that Binder opens them:
+
+    python book/_ext/student_notebooks.py [OUTPUT_FOLDER]
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SUFFIX = ".student.ipynb"
+"""A chapter's student edition is `<chapter>.student.ipynb`."""
+
+YOUR_TURN_TAG = "your-turn"
+CHECK_TAG = "check-your-answer"
+"""The tags of the two cells that replace a coding exercise's solution."""
+
+STUB_BODY = "    ...  # your code here"
+
+EXERCISE = re.compile(r":::\{exercise\}\n:label: ([\w-]+)\n(.*?)\n:::\n", re.S)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    label: str
+    text: str
+    """The statement, hint dropdowns included."""
+    solution_block: str
+    """The whole solution, from `:::{solution-start} <label>` to the `:::` closing `:::{solution-end}`; "" when none."""
+
+    @property
+    def solution(self) -> str:
+        """The solution's content: the block less its opening directive and its `:::{solution-end}`."""
+        body = re.sub(r"\A:::\{solution-start\}.*?\n:::\n", "", self.solution_block, flags=re.S)
+        return re.sub(r":::\{solution-end\}\n:::\n?\Z", "", body)
+
+    @property
+    def checked(self) -> list[str]:
+        """The functions the student writes that an auto-check tests: `check_<name>(` in the statement."""
+        return list(dict.fromkeys(re.findall(r"`check_(\w+)\(", self.text)))
+
+    def stub(self, name: str) -> str:
+        """`def name(<the solution's arguments>):` with an empty body."""
+        found = re.search(rf"^def {name}\((.*?)\):", self.solution, re.M | re.S)
+        if found is None:
+            raise ValueError(f"exercise {self.label}: its solution defines no {name}(…) to take the stub's arguments from")
+        return f"def {name}({found.group(1)}):\n{STUB_BODY}"
+
+
+def exercises_of(source: str) -> list[Exercise]:
+    """Every exercise of a chapter's MyST source, in order, from its "## Exercises" section."""
+    part = source.split("## Exercises", 1)[-1] if "## Exercises" in source else ""
+    found = []
+    for match in EXERCISE.finditer(part):
+        label = match.group(1)
+        solution = re.search(rf":::\{{solution-start\}} {re.escape(label)}\n.*?:::\{{solution-end\}}\n:::\n?", part, re.S)
+        found.append(Exercise(label, match.group(2), solution.group(0) if solution else ""))
+    return found
+
+
+def code_cell(tag: str, code: str) -> str:
+    return f"```{{code-cell}} ipython3\n:tags: [{tag}]\n\n{code}\n```\n"
+
+
+def your_turn(exercise: Exercise) -> str:
+    """What replaces the solution: for a coding exercise, the stub cell and the check cell; otherwise nothing."""
+    if not exercise.checked:
+        return ""
+    stubs = "\n\n\n".join(exercise.stub(name) for name in exercise.checked)
+    imports = "\n".join(f"from rope_lib.teach.exercises import check_{name}" for name in exercise.checked)
+    calls = "\n".join(f"check_{name}({name})" for name in exercise.checked)
+    return code_cell(YOUR_TURN_TAG, stubs) + "\n" + code_cell(CHECK_TAG, f"{imports}\n\n{calls}")
+
+
+def student_source(source: str) -> str:
+    """The chapter's MyST source with each solution replaced by what the student fills in."""
+    head, exercises_part = source.split("## Exercises", 1) if "## Exercises" in source else (source, None)
+    if exercises_part is None:
+        return source
+    for exercise in exercises_of(source):
+        if exercise.solution_block:
+            exercises_part = exercises_part.replace(exercise.solution_block, your_turn(exercise), 1)
+    return head + "## Exercises" + exercises_part
+
+
+def student_notebook(chapter: Path):
+    """The student edition of a chapter (a MyST notebook .md), as an nbformat notebook."""
+    import jupytext
+
+    return jupytext.reads(student_source(chapter.read_text()), fmt="md:myst")
+
+
+def write_student_notebook(chapter: Path, target: Path) -> None:
+    import nbformat
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(student_notebook(chapter), target)
+
+
+def has_exercises(chapter: Path) -> bool:
+    return chapter.suffix == ".md" and bool(exercises_of(chapter.read_text()))
+
+
+def chapters_of_the_book(root: Path) -> list[Path]:
+    """The chapter sources of _toc.yml's parts that have exercises, in order."""
+    files = re.findall(r"^\s*- file: (\S+)", (root / "_toc.yml").read_text().split("parts:", 1)[1], re.M)
+    return [root / f"{name}.md" for name in files if has_exercises(root / f"{name}.md")]
+
+
+# ---- the Sphinx extension ----------------------------------------------------------------------
+
+
+def student_notebook_name(docname: str) -> str:
+    return f"{docname}{SUFFIX}"
+
+
+def offers_a_student_edition(app, docname: str) -> bool:
+    return has_exercises(Path(app.env.doc2path(docname)))
+
+
+def write_student_notebooks(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    for docname in sorted(app.env.found_docs):
+        if offers_a_student_edition(app, docname):
+            write_student_notebook(Path(app.env.doc2path(docname)), Path(app.outdir) / "_sources" / student_notebook_name(docname))
+
+
+def setup(app):
+    app.connect("build-finished", write_student_notebooks)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":
+    ROOT = Path(__file__).resolve().parents[2]
+    output = Path(sys.argv[1]) if len(sys.argv) > 1 else None
+    for chapter in chapters_of_the_book(ROOT):
+        folder = chapter.parent if output is None else output / chapter.parent.relative_to(ROOT)
+        write_student_notebook(chapter, folder / f"{chapter.stem}{SUFFIX}")
+        print(f"{folder / (chapter.stem + SUFFIX)}")

@@ -1,0 +1,138 @@
+"""The student edition of each chapter (book/_ext/student_notebooks.py): no line of any solution, every exercise
+statement kept, and for each coding exercise an empty "your turn" cell and a cell that runs its auto-check, which
+answers NOT YET on the empty answer; the built site offers it in each chapter's download menu, and its Binder button
+opens it. tests/book_site/test_notebook_environment.py runs it top to bottom in the Binder environment."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import sys
+
+import nbformat
+import pytest
+
+from paths import ROOT, chapters
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import student_notebooks  # noqa: E402
+
+MARKUP = re.compile(r"^(```|:::|:class:|:tags:|\+\+\+)")
+"""Lines of a solution that are its directives, not its content."""
+
+
+def source(chapter: str) -> str:
+    return (ROOT / f"{chapter}.md").read_text()
+
+
+def solution_lines(chapter: str) -> set[str]:
+    """The lines that only solutions hold: every line of a solution block, less markup and lines found elsewhere in
+    the chapter (outside every solution block)."""
+    text = source(chapter)
+    blocks = [exercise.solution_block for exercise in student_notebooks.exercises_of(text)]
+    outside = text
+    for block in blocks:
+        outside = outside.replace(block, "")
+    elsewhere = {line.strip() for line in outside.splitlines()}
+    return {line.strip() for block in blocks for line in block.splitlines()
+            if line.strip() and not MARKUP.match(line.strip())} - elsewhere
+
+
+def tagged(notebook, tag: str) -> list:
+    return [cell for cell in notebook.cells if tag in cell.metadata.get("tags", [])]
+
+
+def untagged(notebook) -> list:
+    answer_tags = {student_notebooks.YOUR_TURN_TAG, student_notebooks.CHECK_TAG}
+    return [cell for cell in notebook.cells if not answer_tags & set(cell.metadata.get("tags", []))]
+
+
+def solution_lines_in(notebook, chapter: str) -> list[str]:
+    """The lines of the chapter's solutions found in the notebook's cells, the your-turn and check cells aside (they
+    hold the function's first line and the check call by design; test_the_answer_cells_are_empty reads them)."""
+    lines = {line.strip() for cell in untagged(notebook) for line in cell.source.splitlines()}
+    return sorted(solution_lines(chapter) & lines)
+
+
+def coding_exercises(chapter: str) -> list:
+    return [e for e in student_notebooks.exercises_of(source(chapter)) if re.search(r"`check_\w+\(", e.text)]
+
+
+@pytest.fixture(scope="module", params=chapters())
+def edition(request):
+    return request.param, student_notebooks.student_notebook(ROOT / f"{request.param}.md")
+
+
+def test_the_student_edition_holds_no_solution(edition):
+    chapter, notebook = edition
+    assert len(solution_lines(chapter)) >= 10, f"{chapter}: too few solution lines to tell anything"
+    assert not solution_lines_in(notebook, chapter)
+
+
+def test_a_solution_line_planted_in_the_student_edition_is_found():
+    chapter = "book/rope_at_a_glance"
+    notebook = student_notebooks.student_notebook(ROOT / f"{chapter}.md")
+    planted = "    out[0::2] = even * np.cos(a) - odd * np.sin(a)"
+    assert planted.strip() in solution_lines(chapter)
+    untagged(notebook)[-1].source += "\n" + planted
+    assert solution_lines_in(notebook, chapter) == [planted.strip()]
+
+
+def test_the_student_edition_keeps_every_exercise_statement_and_hint(edition):
+    chapter, notebook = edition
+    markdown = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+    exercises = student_notebooks.exercises_of(source(chapter))
+    assert len(exercises) >= 3
+    for exercise in exercises:
+        assert f":label: {exercise.label}\n{exercise.text}\n:::" in markdown, f"{chapter} {exercise.label}"
+    assert markdown.count("```{admonition} Hint") == source(chapter).count("```{admonition} Hint")
+
+
+def test_each_coding_exercise_gets_a_your_turn_cell_and_a_check_cell(edition):
+    chapter, notebook = edition
+    coding = coding_exercises(chapter)
+    assert coding, f"{chapter} has no coding exercise"
+    assert len(tagged(notebook, student_notebooks.YOUR_TURN_TAG)) == len(coding)
+    assert len(tagged(notebook, student_notebooks.CHECK_TAG)) == len(coding)
+    for i, cell in enumerate(notebook.cells):
+        if student_notebooks.YOUR_TURN_TAG in cell.metadata.get("tags", []):
+            assert student_notebooks.CHECK_TAG in notebook.cells[i + 1].metadata.get("tags", []), "the check follows"
+
+
+def test_the_answer_cells_are_empty(edition):
+    """The your-turn cell holds `def name(…):` and `...` only; the check cell, the import and the call only."""
+    chapter, notebook = edition
+    for cell in tagged(notebook, student_notebooks.YOUR_TURN_TAG):
+        for line in filter(None, cell.source.splitlines()):
+            assert re.fullmatch(r"def \w+\(.*\):|    \.\.\.  # your code here", line), f"{chapter}: {line!r}"
+    for cell in tagged(notebook, student_notebooks.CHECK_TAG):
+        for line in filter(None, cell.source.splitlines()):
+            assert re.fullmatch(r"from rope_lib\.teach\.exercises import check_\w+|check_(\w+)\(\1\)", line), f"{chapter}: {line!r}"
+
+
+def test_each_check_reports_not_yet_on_the_empty_answer(edition):
+    """The your-turn cell and the check cell of each coding exercise, run as the student first runs them."""
+    chapter, notebook = edition
+    for stub, check in zip(tagged(notebook, student_notebooks.YOUR_TURN_TAG), tagged(notebook, student_notebooks.CHECK_TAG)):
+        namespace, printed = {}, io.StringIO()
+        *statements, call = check.source.splitlines()
+        with contextlib.redirect_stdout(printed):
+            exec(stub.source, namespace)
+            exec("\n".join(statements), namespace)
+            result = eval(call, namespace)
+        assert result is not None and not result, f"{chapter}: {call} → {result!r}"
+        assert printed.getvalue().startswith("NOT YET"), f"{chapter}: {call} printed {printed.getvalue()!r}"
+
+
+@pytest.mark.slow
+def test_the_site_offers_each_student_edition_and_binder_opens_it(built_book):
+    result, html = built_book
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for chapter in chapters():
+        name = f"{chapter}{student_notebooks.SUFFIX}"
+        page = (html / f"{chapter}.html").read_text()
+        assert re.search(rf'href="(\.\./)*_sources/{re.escape(name)}"', page), f"{chapter}: no download link to {name}"
+        assert f"urlpath=lab/tree/{name}" in page, f"{chapter}: the Binder button should open {name}"
+        notebook = nbformat.read(html / "_sources" / name, as_version=4)
+        assert not solution_lines_in(notebook, chapter)
