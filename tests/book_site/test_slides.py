@@ -40,6 +40,39 @@ def tagged_slides(chapter: str) -> int:
     return sum(slides.slide_type(cell) in ("slide", "subslide") for cell in notebook.cells)
 
 
+def first_part_chapters() -> list[str]:
+    """The teaching chapters, _toc.yml's first part: the chapters the lectures present."""
+    return [entry["file"] for entry in toc_parts()[0]["chapters"]]
+
+
+def slides_of(notebook) -> list[list]:
+    """The notebook's cells grouped by slide: each group starts at a slide- or subslide-tagged cell and runs to the
+    next one (the cells before the first slide belong to none)."""
+    groups = []
+    for cell in notebook.cells:
+        if slides.slide_type(cell) in ("slide", "subslide"):
+            groups.append([cell])
+        elif groups:
+            groups[-1].append(cell)
+    return groups
+
+
+def slides_without_notes(notebook) -> list[str]:
+    """The opening line of each slide that no notes cell follows before the next slide starts."""
+    return [
+        group[0].source.strip().splitlines()[0] if group[0].source.strip() else "(empty)"
+        for group in slides_of(notebook)
+        if not any(slides.slide_type(cell) == "notes" and cell.source.strip() for cell in group[1:])
+    ]
+
+
+PROOF_FRAGMENT_SLIDES = 5
+"""The 2D chapter's deck steps through its derivation: at least this many slides reveal a labelled equation of the
+derivation or the proof as a fragment (the finding of the solution, the two tools, the query and key turned, g in
+real terms)."""
+EQUATION_LABEL = re.compile(r"^[ \t]*\$\$[ \t]*\(([\w-]+)\)[ \t]*$", re.M)
+
+
 # ---- the tag vocabulary and the MyST → Markdown step, without a build ----
 
 
@@ -117,6 +150,57 @@ def test_every_lecture_chapter_tags_its_slides():
         assert tagged_slides(chapter) in SLIDES_PER_DECK, f"{chapter}: {tagged_slides(chapter)} slides tagged"
 
 
+def test_every_slide_of_every_lecture_deck_has_speaker_notes():
+    """A teacher presses S on any slide of a lecture deck and finds what to say: each slide- or subslide-tagged cell
+    of the first part's chapters is followed, before the next slide, by a notes cell."""
+    import jupytext
+
+    assert len(first_part_chapters()) >= 8
+    missing = {}
+    for chapter in first_part_chapters():
+        lacking = slides_without_notes(jupytext.read(ROOT / f"{chapter}.md"))
+        if lacking:
+            missing[chapter] = lacking
+    assert not missing, f"slides without speaker notes: {missing}"
+
+
+def test_a_slide_without_notes_is_found():
+    """The check above, on a chapter with one slide's notes taken away, and on a slide planted with none."""
+    import jupytext
+
+    notebook = jupytext.read(ROOT / "book" / "rope_2d.md")
+    assert slides_without_notes(notebook) == []
+    first_notes = next(i for i, cell in enumerate(notebook.cells) if slides.slide_type(cell) == "notes")
+    del notebook.cells[first_notes]
+    assert len(slides_without_notes(notebook)) == 1
+    planted = jupytext.read(ROOT / "book" / "rope_2d.md")
+    planted.cells.append(nbformat.v4.new_markdown_cell("## Planted", metadata={"tags": ["slide"]}))
+    assert slides_without_notes(planted) == ["## Planted"]
+    planted.cells.append(nbformat.v4.new_markdown_cell("", metadata={"tags": ["notes", "remove-cell"]}))
+    assert slides_without_notes(planted) == ["## Planted"], "an empty notes cell says nothing"
+
+
+def test_the_2d_deck_steps_through_the_proof():
+    """The derivation and the proof of the 2D chapter are on its slides: every labelled equation of the derivation's
+    steps sits in a cell the deck shows, and at least PROOF_FRAGMENT_SLIDES slides reveal such an equation as a
+    fragment."""
+    import jupytext
+
+    notebook = jupytext.read(ROOT / "book" / "rope_2d.md")
+    shown = [cell for group in slides_of(notebook) for cell in group if slides.slide_type(cell) != "notes" and cell.cell_type == "markdown" and slides.slide_type(cell) != "skip"]
+    on_slides = {label for cell in shown for label in EQUATION_LABEL.findall(cell.source)}
+    everywhere = {label for cell in notebook.cells if cell.cell_type == "markdown" for label in EQUATION_LABEL.findall(cell.source)}
+    steps = {label for label in everywhere if label.startswith("rope2d-step-")}
+    assert len(steps) >= 10 and steps <= on_slides, f"proof steps not on a slide: {sorted(steps - on_slides)}"
+    assert {"rope2d-goal", "rope2d-conditions", "rope2d-angle-linear", "rope2d-solution"} <= on_slides
+    stepping = [
+        group[0].source.strip().splitlines()[0]
+        for group in slides_of(notebook)
+        if any(slides.slide_type(cell) == "fragment" and EQUATION_LABEL.search(cell.source) for cell in group)
+    ]
+    assert len(stepping) >= PROOF_FRAGMENT_SLIDES, f"slides that step through a labelled equation: {stepping}"
+
+
 # ---- the decks, built from the book the test session built ----
 
 
@@ -145,6 +229,18 @@ def test_every_tagged_chapter_has_a_deck_with_the_slides_its_tags_ask_for(decks)
         assert (folder / f"{name}.slides.html").is_file(), f"{chapter}: no deck"
         assert counts[name] == tagged_slides(chapter), f"{chapter}: {counts[name]} slides in the deck, {tagged_slides(chapter)} tagged"
         assert counts[name] in SLIDES_PER_DECK
+
+
+@pytest.mark.slow
+def test_every_slide_of_a_lecture_deck_carries_its_notes(decks):
+    """In the built decks, every slide of a first-part chapter holds an <aside class="notes">, which reveal.js shows on S."""
+    folder, _ = decks
+    for chapter in first_part_chapters():
+        html = (folder / f"{chapter.split('/')[-1]}.slides.html").read_text()
+        sections = re.findall(r"<section[^>]*>(?!\s*<section)(.*?)</section>", html, re.S)
+        assert len(sections) == slides.count_slides(html)
+        bare = [i + 1 for i, section in enumerate(sections) if '<aside class="notes">' not in section]
+        assert not bare, f"{chapter}: slides {bare} have no speaker notes"
 
 
 @pytest.mark.slow
