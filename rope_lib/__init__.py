@@ -21,7 +21,7 @@ from .layouts import (
     permute_rows_to_half,
     permute_rows_to_interleaved,
 )
-from .model import FeedForward, Model, ModelConfig, RMSNorm, TransformerBlock, config_from_hf, meta_state_dict, scaling_from_hf
+from .model import POSITION_ENCODINGS, FeedForward, Model, ModelConfig, RMSNorm, TransformerBlock, config_from_hf, meta_state_dict, scaling_from_hf
 from .relative_bias import alibi_bias, alibi_slopes, t5_relative_bias, t5_relative_bucket
 from .rope import (
     apply_rope,
@@ -93,6 +93,7 @@ __all__ = [
     "KVCache",
     "Model",
     "ModelConfig",
+    "POSITION_ENCODINGS",
     "RMSNorm",
     "RopeScaling",
     "TransformerBlock",

@@ -37,8 +37,12 @@ from .checks import (
 )
 from .frequencies import DEFAULT_BASE
 from .kv_cache import KVCache
+from .relative_bias import alibi_bias
 from .rope import rope_cos_sin, rotate_pairs
 from .scaling import RopeScaling
+
+ATTENTION_POSITION_ENCODINGS = ("rope", "none", "alibi")
+"""How positions enter `Attention`: rotated queries and keys, nothing, or ALiBi's bias on the scores."""
 
 
 def default_device() -> torch.device:
@@ -59,6 +63,8 @@ class Attention(nn.Module):
     device=None puts the module on CUDA when it is available (`default_device`).
     scaling: a `RopeScaling` rule for longer contexts, or None for plain RoPE.
     rotary_dim: rotate only the first rotary_dim coordinates of each head (None: all).
+    position_encoding: "rope", "none" (no rotation) or "alibi" (no rotation, ALiBi's bias on the
+    scores); theta, layout, scaling and rotary_dim belong to "rope".
     Queries and keys are rotated by `rotate`, the eager reference form; the kernel layer's
     `rope_lib.kernels.FusedAttention` rotates them in place instead.
     """
@@ -77,8 +83,14 @@ class Attention(nn.Module):
         dtype: torch.dtype = torch.float32,
         scaling: RopeScaling | None = None,
         rotary_dim: int | None = None,
+        position_encoding: str = "rope",
     ):
         super().__init__()
+        if not isinstance(position_encoding, str) or position_encoding not in ATTENTION_POSITION_ENCODINGS:
+            raise ValueError(f"position_encoding must be one of {ATTENTION_POSITION_ENCODINGS}, got {position_encoding!r}")
+        if position_encoding != "rope" and (scaling is not None or rotary_dim is not None):
+            raise ValueError(f"scaling and rotary_dim are RoPE's settings: pass None for position_encoding={position_encoding!r}")
+        self.position_encoding = position_encoding
         dim = require_positive_int(dim, "dim")
         self.n_heads = require_positive_int(n_heads, "n_heads")
         self.n_kv_heads = self.n_heads if n_kv_heads is None else require_positive_int(n_kv_heads, "n_kv_heads")
@@ -105,7 +117,9 @@ class Attention(nn.Module):
         self.wo = nn.Linear(self.n_heads * self.head_dim, dim, bias=False, **factory)
 
         self.freqs = None if scaling is None else scaling.frequencies(self.rotary_dim, self.theta)  # θ'_i at the trained length
-        cos, sin = self._compute_tables(torch.arange(self.max_seq_len, device=device), self.freqs, compute_dtype(dtype))
+        cos = sin = None  # no tables without rotation
+        if position_encoding == "rope":
+            cos, sin = self._compute_tables(torch.arange(self.max_seq_len, device=device), self.freqs, compute_dtype(dtype))
         self.register_buffer("rope_cos", cos, persistent=False)  # (max_seq_len, rotary_dim/2)
         self.register_buffer("rope_sin", sin, persistent=False)
         self.cache = KVCache(max_batch_size, self.max_seq_len, self.n_kv_heads, self.head_dim, **factory)
@@ -187,8 +201,9 @@ class Attention(nn.Module):
             raise ValueError(f"x has batch size {batch}, more than max_batch_size={self.max_batch_size}")
 
         q, k, v = self._project(x)
-        cos, sin = self.rope_tables(range(start_pos, end), seq_len=end)  # (T, rotary_dim/2)
-        q, k = self.rotate(q, k, cos, sin)
+        if self.position_encoding == "rope":
+            cos, sin = self.rope_tables(range(start_pos, end), seq_len=end)  # (T, rotary_dim/2)
+            q, k = self.rotate(q, k, cos, sin)
         if use_cache:
             k, v = self.cache.update(start_pos, k, v)  # (B, start_pos + T, Hkv, D)
         past = start_pos if use_cache else 0
@@ -196,6 +211,8 @@ class Attention(nn.Module):
 
         scores = self._dot(q, keys)  # (B, H, T, S)
         scores = scores + causal_mask(seq, past, device=x.device).to(scores.dtype)
+        if self.position_encoding == "alibi":
+            scores = scores + self.alibi(range(past, past + seq), range(past + seq), scores.dtype)  # (H, T, S)
         weights = torch.softmax(scores, dim=-1).to(values.dtype)
         out = torch.einsum("bhts,bshd->bthd", weights, values)  # (B, T, H, D)
         return self.wo(out.reshape(batch, seq, self.n_heads * self.head_dim))
@@ -210,31 +227,48 @@ class Attention(nn.Module):
         batch, seq, _ = x.shape
         end = start_pos + seq
         q, k, v = self._project(x)
-        cos, sin = self.rope_tables(range(start_pos, end), seq_len=end)  # (T, rotary_dim/2)
-        q, k = self.rotate(q, k, cos, sin)
+        if self.position_encoding == "rope":
+            cos, sin = self.rope_tables(range(start_pos, end), seq_len=end)  # (T, rotary_dim/2)
+            q, k = self.rotate(q, k, cos, sin)
         if use_cache:
             k, v = self.cache.update(start_pos, k, v)  # (B, start_pos + T, Hkv, D)
         past = start_pos if use_cache else 0
-        mask = None if seq == 1 or past == 0 else causal_mask(seq, past, device=x.device).to(q.dtype)
+        alibi = self.position_encoding == "alibi"
+        mask = None if seq == 1 or (past == 0 and not alibi) else causal_mask(seq, past, device=x.device).to(q.dtype)
+        if alibi:
+            bias = self.alibi(range(past, past + seq), range(past + seq), q.dtype)  # (H, T, S)
+            mask = bias if mask is None else mask + bias
         out = torch.nn.functional.scaled_dot_product_attention(
             q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),  # (B, H, T, D), (B, Hkv, S, D)
-            attn_mask=mask, is_causal=seq > 1 and past == 0, enable_gqa=self.n_kv_heads != self.n_heads,
+            attn_mask=mask, is_causal=seq > 1 and past == 0 and not alibi, enable_gqa=self.n_kv_heads != self.n_heads,
         )  # (B, H, T, D)
         return self.wo(out.transpose(1, 2).reshape(batch, seq, self.n_heads * self.head_dim))
 
     def scores(self, x: torch.Tensor, positions) -> torch.Tensor:
         """Pre-softmax scores q_m·k_n/√D (B, H, T, T) for tokens x (B, T, dim) placed at `positions`
-        ((T,) or (B, T) integers). Uses no cache and no mask: the quantity the relative-position
-        property is about. Dynamic NTK takes its frequencies for the length max(positions) + 1.
+        ((T,) or (B, T) integers), ALiBi's bias included when it is the encoding. Uses no cache and no
+        mask: the quantity the relative-position property is about. Dynamic NTK takes its frequencies for the length max(positions) + 1.
         """
         self._check_input(x)
         pos = require_token_positions(positions, *x.shape[:2], x.device)
         if pos.numel() and int(pos.min()) < 0:
             raise ValueError(f"positions must be non-negative, got {int(pos.min())}")
         q, k, _ = self._project(x)
-        cos, sin = self.rope_tables(pos, seq_len=int(pos.max()) + 1 if pos.numel() else 0)
-        q, k = self.rotate(q, k, cos, sin)
-        return self._dot(q, self._repeat_kv(k))
+        if self.position_encoding == "rope":
+            cos, sin = self.rope_tables(pos, seq_len=int(pos.max()) + 1 if pos.numel() else 0)
+            q, k = self.rotate(q, k, cos, sin)
+        scores = self._dot(q, self._repeat_kv(k))  # (B, H, T, T)
+        if self.position_encoding == "alibi":
+            rows = pos.expand(x.shape[0], -1)  # (B, T)
+            scores = scores + torch.stack([self.alibi(p, p, scores.dtype) for p in rows])  # (B, H, T, T)
+        return scores
+
+    def alibi(self, query_positions, key_positions, dtype: torch.dtype) -> torch.Tensor:
+        """ALiBi's bias (H, T_q, T_k), −slope_h · (m − n), for queries and keys at these positions (ranges, or
+        integer tensors on the module's device), on the module's device."""
+        device = self.wq.weight.device
+        query, key = (torch.arange(p.start, p.stop, device=device) if isinstance(p, range) else p for p in (query_positions, key_positions))
+        return alibi_bias(query, key, self.n_heads, dtype=dtype)
 
     def _dot(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         """q (B, T, H, D) · k (B, S, H, D) / √D → (B, H, T, S), in float32 or better."""

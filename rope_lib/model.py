@@ -6,6 +6,10 @@ The attention is `rope_lib.Attention` (RoPE, grouped-query heads, the KV cache);
 weights are Meta's (tok_embeddings, attention.wq, feed_forward.w1, w2, w3, output), and
 `Model.from_hf_state_dict` maps Hugging Face's names onto them.
 
+`ModelConfig.position_encoding` chooses how the model knows the order of its tokens: RoPE in every
+block (the default), nothing but the causal mask (NoPE), the fixed sinusoidal table or a learned table
+added to the token embeddings, or ALiBi's bias on the attention scores.
+
 Arguments are checked once, where they enter (`forward`, `generate`); the layers below run unchecked,
 so that a decoding step costs the arithmetic and little else.
 """
@@ -35,6 +39,15 @@ from .checks import (
 from .frequencies import DEFAULT_BASE
 from .layouts import permute_rows_to_interleaved
 from .scaling import RopeScaling
+from .sinusoidal import sinusoidal_encoding
+
+POSITION_ENCODINGS = ("rope", "none", "sinusoidal", "learned", "alibi")
+"""The choices of `ModelConfig.position_encoding`: RoPE (Su et al. 2021), none at all (NoPE; Haviv et al.
+2022, Kazemnejad et al. 2023), the Transformer's sinusoidal table (Vaswani et al. 2017), a learned table
+of max_seq_len rows (GPT-2), ALiBi (Press et al. 2022)."""
+
+INIT_STD = 0.02
+"""The standard deviation of the initial weights of every projection (GPT-2's and LLaMA's choice)."""
 
 
 @dataclass(frozen=True)
@@ -43,8 +56,10 @@ class ModelConfig:
 
     dim: the width of the residual stream; n_heads query heads of dim / n_heads coordinates each and
     n_kv_heads key/value heads (None: as many as n_heads); hidden_dim: the width of the SwiGLU MLP.
-    max_seq_len, max_batch_size: the KV cache. theta, layout, scaling: RoPE (see `Attention`).
+    max_seq_len, max_batch_size: the KV cache (and the rows of a learned position table).
+    theta, layout, scaling: RoPE (see `Attention`); with another position_encoding they keep their defaults.
     tie_embeddings: the LM head reuses the token embedding matrix. device=None: CUDA when available.
+    position_encoding: one of `POSITION_ENCODINGS`.
     """
 
     vocab_size: int
@@ -62,6 +77,7 @@ class ModelConfig:
     tie_embeddings: bool = False
     dtype: torch.dtype = torch.float32
     device: Any = None
+    position_encoding: str = "rope"
 
     def __post_init__(self):
         for name in ("vocab_size", "dim", "n_layers", "n_heads", "hidden_dim", "max_seq_len", "max_batch_size"):
@@ -83,6 +99,13 @@ class ModelConfig:
         require_float_dtype(self.dtype)
         if self.device is not None:
             require_device(self.device)
+        if not isinstance(self.position_encoding, str) or self.position_encoding not in POSITION_ENCODINGS:
+            raise ValueError(f"position_encoding must be one of {POSITION_ENCODINGS}, got {self.position_encoding!r}")
+        if self.position_encoding != "rope" and (self.scaling is not None or self.theta != DEFAULT_BASE or self.layout != "interleaved"):
+            raise ValueError(
+                f"theta, layout and scaling are RoPE's settings; position_encoding={self.position_encoding!r} does not rotate, "
+                f"so leave them at their defaults, got theta={self.theta}, layout={self.layout!r}, scaling={self.scaling}"
+            )
 
     @property
     def kv_heads(self) -> int:
@@ -138,6 +161,7 @@ class TransformerBlock(nn.Module):
             theta=config.theta,
             layout=config.layout,
             scaling=config.scaling,
+            position_encoding=config.position_encoding if config.position_encoding in ("rope", "alibi") else "none",
             **factory,
         )
         self.attention_norm = RMSNorm(config.dim, config.norm_eps, **factory)
@@ -161,11 +185,36 @@ class Model(nn.Module):
         device = default_device() if config.device is None else require_device(config.device)
         factory = {"device": device, "dtype": config.dtype}
         self.tok_embeddings = nn.Embedding(config.vocab_size, config.dim, **factory)
+        if config.position_encoding == "learned":
+            self.pos_embeddings = nn.Embedding(config.max_seq_len, config.dim, **factory)  # row m: the vector of position m
+        if config.position_encoding == "sinusoidal":
+            table = torch.from_numpy(sinusoidal_encoding(config.max_seq_len, config.dim)).to(**factory)
+            self.register_buffer("pos_table", table, persistent=False)  # (max_seq_len, dim), fixed
         self.layers = nn.ModuleList(TransformerBlock(config, device) for _ in range(config.n_layers))
         self.norm = RMSNorm(config.dim, config.norm_eps, **factory)
         self.output = nn.Linear(config.dim, config.vocab_size, bias=False, **factory)
         if config.tie_embeddings:
             self.output.weight = self.tok_embeddings.weight
+        self._init_weights()
+
+    @torch.no_grad()
+    def _init_weights(self) -> None:
+        """Weights that train well from the start: every projection N(0, INIT_STD²), the two that write into
+        the residual stream (wo, w2) scaled by 1/√(2·n_layers) so that the stream does not grow with depth
+        (GPT-2); token embeddings N(0, 1), or N(0, 1/dim) when the LM head shares them (logits of order 1);
+        a learned position table at the scale of the token embeddings. The norms' weights stay 1."""
+        residual_std = INIT_STD / (2 * self.config.n_layers) ** 0.5
+        for layer in self.layers:
+            for linear in (layer.attention.wq, layer.attention.wk, layer.attention.wv, layer.feed_forward.w1, layer.feed_forward.w3):
+                linear.weight.normal_(0.0, INIT_STD)
+            for linear in (layer.attention.wo, layer.feed_forward.w2):
+                linear.weight.normal_(0.0, residual_std)
+        embedding_std = self.config.dim**-0.5 if self.config.tie_embeddings else 1.0
+        self.tok_embeddings.weight.normal_(0.0, embedding_std)
+        if not self.config.tie_embeddings:
+            self.output.weight.normal_(0.0, INIT_STD)
+        if self.config.position_encoding == "learned":
+            self.pos_embeddings.weight.normal_(0.0, embedding_std)
 
     @property
     def device(self) -> torch.device:
@@ -212,14 +261,33 @@ class Model(nn.Module):
             self._check_room(batch, start_pos + seq, f"start_pos + T = {start_pos} + {seq}")
         elif start_pos:
             raise ValueError(f"start_pos must be 0 when use_cache=False (no earlier tokens are read), got {start_pos}")
+        elif self.config.position_encoding == "learned" and seq > self.config.max_seq_len:
+            raise ValueError(
+                f"tokens has T = {seq} positions, but the learned position table has max_seq_len={self.config.max_seq_len} rows: "
+                "a learned encoding knows no position past its table"
+            )
         return self._logits(self._hidden(tokens, start_pos, use_cache))
 
     def _hidden(self, tokens: torch.Tensor, start_pos: int, use_cache: bool) -> torch.Tensor:
         """The final normed hidden states (B, T, dim), unchecked."""
-        h = self.tok_embeddings(tokens)  # (B, T, dim)
+        h = self._embed(tokens, start_pos)  # (B, T, dim)
         for layer in self.layers:
             h = layer(h, start_pos, use_cache)
         return self.norm(h)
+
+    def _embed(self, tokens: torch.Tensor, start_pos: int) -> torch.Tensor:
+        """Token embeddings (B, T, dim), plus the absolute position vectors of start_pos … start_pos + T − 1
+        for the sinusoidal and learned encodings; unchecked."""
+        h = self.tok_embeddings(tokens)  # (B, T, dim)
+        end = start_pos + tokens.shape[1]
+        if self.config.position_encoding == "learned":
+            h = h + self.pos_embeddings.weight[start_pos:end]  # (T, dim), broadcast over B
+        elif self.config.position_encoding == "sinusoidal":
+            table = self.pos_table
+            if end > table.shape[0]:  # a pass longer than the table (use_cache=False): the same formula, further
+                table = torch.from_numpy(sinusoidal_encoding(end, self.config.dim)).to(table)
+            h = h + table[start_pos:end]  # (T, dim)
+        return h
 
     def _logits(self, h: torch.Tensor) -> torch.Tensor:
         logits = self.output(h)  # (B, T, vocab)

@@ -172,3 +172,91 @@ def test_matches_metas_reference_attention(meta_model_parallel, n_kv_heads):
             mask = torch.triu(torch.full((seq, end), float("-inf")), diagonal=start + 1) if seq > 1 else None
             expected = theirs(x[:, start:end], start, freqs_cis[start:end], mask)
             torch.testing.assert_close(ours(x[:, start:end], start_pos=start), expected, rtol=1e-4, atol=1e-5)
+
+
+def by_the_formula(attention, x, bias):
+    """Attention written out from the papers, slowly: per head h, scores q·k/√D + bias_h, the causal mask
+    (keys j ≤ i), softmax, the weighted values, W_o. GQA: query head h reads key/value head h // (H / Hkv)."""
+    batch, seq, _ = x.shape
+    heads, kv_heads, d = attention.n_heads, attention.n_kv_heads, attention.head_dim
+    q = (x @ attention.wq.weight.T).view(batch, seq, heads, d)
+    k = (x @ attention.wk.weight.T).view(batch, seq, kv_heads, d)
+    v = (x @ attention.wv.weight.T).view(batch, seq, kv_heads, d)
+    out = torch.zeros(batch, seq, heads, d, dtype=x.dtype)
+    for b in range(batch):
+        for h in range(heads):
+            g = h // (heads // kv_heads)
+            for i in range(seq):
+                scores = torch.stack([q[b, i, h] @ k[b, j, g] / d**0.5 + bias(h, i, j) for j in range(i + 1)])
+                out[b, i, h] = torch.softmax(scores, dim=0) @ v[b, : i + 1, g]
+    return out.reshape(batch, seq, heads * d) @ attention.wo.weight.T
+
+
+def alibi_slope(h, heads):
+    """Press et al. 2022, §3: for H heads (a power of two) head h (from 0) has slope 2^(−8(h+1)/H)."""
+    return 2.0 ** (-8.0 * (h + 1) / heads)
+
+
+@pytest.mark.parametrize("n_kv_heads", [4, 2])
+def test_alibi_scores_and_outputs_are_the_papers_formula(n_kv_heads):
+    attention = make(position_encoding="alibi", n_kv_heads=n_kv_heads)
+    x = torch.randn(2, 7, 32, dtype=torch.float64)
+    q = attention.wq(x).view(2, 7, 4, 8)
+    k = attention.wk(x).view(2, 7, n_kv_heads, 8).repeat_interleave(4 // n_kv_heads, dim=2)
+    positions = torch.arange(3, 10)
+    expected = torch.empty(2, 4, 7, 7, dtype=torch.float64)
+    for h in range(4):
+        for i in range(7):
+            for j in range(7):
+                expected[:, h, i, j] = (q[:, i, h] * k[:, j, h]).sum(-1) / 8**0.5 - alibi_slope(h, 4) * (i - j)
+    torch.testing.assert_close(attention.scores(x, positions), expected, rtol=0, atol=1e-12)
+    want = by_the_formula(attention, x, lambda h, i, j: -alibi_slope(h, 4) * (i - j))
+    torch.testing.assert_close(attention(x, use_cache=False), want, rtol=0, atol=1e-12)
+    torch.testing.assert_close(attention._forward_unchecked(x, 0, False), want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("encoding", ["none", "alibi"])
+@pytest.mark.parametrize("n_kv_heads", [4, 2])
+def test_cached_steps_without_rotation_equal_one_full_pass(encoding, n_kv_heads):
+    attention = make(position_encoding=encoding, n_kv_heads=n_kv_heads)
+    x = torch.randn(2, 12, 32, dtype=torch.float64)
+    full = attention(x, use_cache=False)
+    with torch.no_grad():
+        for forward in (lambda x, start: attention(x, start), lambda x, start: attention._forward_unchecked(x, start, True)):
+            attention.reset_cache()
+            parts = [forward(x[:, :5], 0), forward(x[:, 5:8], 5), *(forward(x[:, t : t + 1], t) for t in range(8, 12))]
+            torch.testing.assert_close(torch.cat(parts, dim=1), full, rtol=0, atol=1e-12)
+
+
+def test_nope_scores_are_plain_dot_products_and_nothing_is_rotated(monkeypatch):
+    import rope_lib.attention
+
+    def no_rotation(*args, **kwargs):
+        raise AssertionError("NoPE must not rotate")
+
+    monkeypatch.setattr(rope_lib.attention, "rotate_pairs", no_rotation)
+    attention = make(position_encoding="none", n_kv_heads=2)
+    assert attention.rope_cos is None
+    x = torch.randn(2, 6, 32, dtype=torch.float64)
+    q = (x @ attention.wq.weight.T).view(2, 6, 4, 8)
+    k = (x @ attention.wk.weight.T).view(2, 6, 2, 8)
+    plain = torch.einsum("bihd,bjhd->bhij", q, k.repeat_interleave(2, dim=2)) / 8**0.5
+    for shift in (0, 5, 1000):
+        torch.testing.assert_close(attention.scores(x, torch.arange(6) + shift), plain, rtol=0, atol=1e-12)
+    want = by_the_formula(attention, x, lambda h, i, j: 0.0)
+    torch.testing.assert_close(attention(x, use_cache=False), want, rtol=0, atol=1e-12)
+    torch.testing.assert_close(attention._forward_unchecked(x, 0, False), want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"position_encoding": "rotary"}, r"position_encoding must be one of \('rope', 'none', 'alibi'\)"),
+        ({"position_encoding": None}, "position_encoding must be one of"),
+        ({"position_encoding": "none", "scaling": __import__("rope_lib").RopeScaling("linear", 2.0)}, "RoPE's settings"),
+        ({"position_encoding": "alibi", "rotary_dim": 4}, "RoPE's settings"),
+    ],
+)
+def test_a_bad_position_encoding_is_refused(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        make(**kwargs)

@@ -377,7 +377,7 @@ def test_older_configs_with_rope_scaling_and_rope_theta_are_read_too():
 
 
 def test_the_public_names_are_exported_flat():
-    for name in ("Model", "ModelConfig", "RMSNorm", "FeedForward", "TransformerBlock", "config_from_hf", "scaling_from_hf", "meta_state_dict"):
+    for name in ("Model", "ModelConfig", "POSITION_ENCODINGS", "RMSNorm", "FeedForward", "TransformerBlock", "config_from_hf", "scaling_from_hf", "meta_state_dict"):
         assert name in rope_lib.__all__ and getattr(rope_lib, name) is getattr(rope_lib.model, name)
 
 
@@ -388,3 +388,167 @@ def test_rms_norm_is_the_formula():
     x = torch.randn(3, 8)
     expected = x / torch.sqrt((x**2).mean(-1, keepdim=True) + 1e-6) * torch.arange(1.0, 9.0)
     torch.testing.assert_close(norm(x), expected)
+
+
+ENCODINGS = ["rope", "none", "sinusoidal", "learned", "alibi"]
+
+
+def tiny(encoding, **kwargs):
+    torch.manual_seed(0)
+    config = {**CONFIG, "n_kv_heads": 2, "max_seq_len": 32, "max_batch_size": 2, "position_encoding": encoding, **kwargs}
+    return Model(ModelConfig(**config))
+
+
+def first_block_input(model, x, start_pos=0, **kwargs):
+    """What the first block receives: the embeddings with whatever position vectors were added."""
+    seen = []
+    handle = model.layers[0].register_forward_pre_hook(lambda module, args: seen.append(args[0]))
+    try:
+        model(x, start_pos, **kwargs)
+    finally:
+        handle.remove()
+    return seen[0]
+
+
+def sinusoidal_row(m, d):
+    """Vaswani et al. 2017, §3.5: PE(m, 2i) = sin(m / 10000^(2i/d)), PE(m, 2i+1) = cos(m / 10000^(2i/d))."""
+    import math
+
+    row = []
+    for j in range(d):
+        angle = m / 10000 ** (2 * (j // 2) / d)
+        row.append(math.sin(angle) if j % 2 == 0 else math.cos(angle))
+    return torch.tensor(row)
+
+
+@pytest.mark.parametrize("start", [0, 9])
+def test_the_sinusoidal_encoding_adds_the_papers_table_at_each_position(start):
+    model = tiny("sinusoidal")
+    x = tokens(2, 5)
+    with torch.no_grad():
+        if start:
+            model(tokens(2, start, seed=4))  # a prefill, so that the step at `start` reads a filled cache
+        h = first_block_input(model, x, start)
+    expected = model.tok_embeddings.weight[x] + torch.stack([sinusoidal_row(start + t, 64) for t in range(5)])
+    torch.testing.assert_close(h, expected, rtol=0, atol=1e-6)
+
+
+def test_the_sinusoidal_encoding_goes_on_past_max_seq_len_without_the_cache():
+    model = tiny("sinusoidal")
+    x = tokens(1, 40)  # max_seq_len is 32
+    with torch.no_grad():
+        h = first_block_input(model, x, use_cache=False)
+        torch.testing.assert_close(h[0, 35], model.tok_embeddings.weight[x[0, 35]] + sinusoidal_row(35, 64), rtol=0, atol=1e-6)
+        torch.testing.assert_close(model(x, use_cache=False)[:, :20], model(x[:, :20], use_cache=False), rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("start", [0, 9])
+def test_the_learned_encoding_adds_its_table_row_at_each_position(start):
+    model = tiny("learned")
+    assert model.pos_embeddings.weight.shape == (32, 64)
+    x = tokens(2, 5)
+    with torch.no_grad():
+        if start:
+            model(tokens(2, start, seed=4))
+        h = first_block_input(model, x, start)
+    rows = model.pos_embeddings.weight
+    expected = torch.stack([torch.stack([model.tok_embeddings.weight[x[b, t]] + rows[start + t] for t in range(5)]) for b in range(2)])
+    torch.testing.assert_close(h, expected, rtol=0, atol=0)
+
+
+def test_the_learned_encoding_refuses_positions_past_its_table():
+    model = tiny("learned")
+    with pytest.raises(ValueError, match="learned position table has max_seq_len=32 rows"):
+        model(tokens(1, 33), use_cache=False)
+    with pytest.raises(ValueError, match="max_seq_len"):
+        model(tokens(1, 3), start_pos=30)
+
+
+@pytest.mark.parametrize("encoding", ["none", "alibi", "sinusoidal", "learned"])
+def test_only_rope_rotates(encoding, monkeypatch):
+    import rope_lib.attention
+
+    def no_rotation(*args, **kwargs):
+        raise AssertionError(f"{encoding} must not rotate")
+
+    monkeypatch.setattr(rope_lib.attention, "rotate_pairs", no_rotation)
+    model = tiny(encoding)
+    assert all(layer.attention.position_encoding == ("alibi" if encoding == "alibi" else "none") for layer in model.layers)
+    with torch.no_grad():
+        model(tokens(1, 6), use_cache=False)
+        model(tokens(1, 6))
+    with pytest.raises(AssertionError, match="must not rotate"):
+        tiny("rope")(tokens(1, 6))  # the planted check: RoPE does reach the patched rotation
+
+
+def test_nope_blocks_score_the_same_whatever_the_positions():
+    """With no position encoding the causal mask alone knows the order: the model's blocks give the same
+    scores to a block of tokens wherever it is placed."""
+    model = tiny("none")
+    attention = model.layers[0].attention
+    x = torch.randn(1, 6, 64)
+    with torch.no_grad():
+        torch.testing.assert_close(attention.scores(x, torch.arange(6) + 100), attention.scores(x, torch.arange(6)), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_each_encoding_decodes_one_token_at_a_time_as_a_full_pass(encoding):
+    model = tiny(encoding)
+    x = tokens(2, 20)
+    with torch.no_grad():
+        model(x[:, :4])
+        for t in range(4, 20):
+            step = model(x[:, t : t + 1], start_pos=t)[:, 0]
+            full = model(x[:, : t + 1], use_cache=False)[:, -1]
+            torch.testing.assert_close(step, full, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_each_encoding_trains_with_finite_gradients_on_every_parameter(encoding):
+    model = tiny(encoding).train()
+    x = tokens(2, 16)
+    logits = model(x, use_cache=False)
+    torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), x[:, 1:].reshape(-1)).backward()
+    for name, parameter in model.named_parameters():
+        assert parameter.grad is not None and torch.isfinite(parameter.grad).all() and parameter.grad.abs().sum() > 0, name
+    if encoding == "learned":
+        # every position whose logits or keys reach the loss (0 … 14; the last one's logits are not scored)
+        assert model.pos_embeddings.weight.grad[:15].abs().sum(-1).min() > 0
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_each_encoding_learns_and_generates_greedily_as_repeated_full_passes(encoding):
+    model = tiny(encoding)
+    x = tokens(4, 16)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(8):
+        logits = model(x, use_cache=False)
+        loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), x[:, 1:].reshape(-1))
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.7 * losses[0]
+    prompt = tokens(1, 5, seed=2)
+    generated = model.generate(prompt, 10)
+    sequence = prompt
+    with torch.no_grad():
+        for _ in range(10):
+            sequence = torch.cat([sequence, model(sequence, use_cache=False)[:, -1].argmax(-1, keepdim=True)], dim=1)
+    assert generated.tolist() == sequence[:, 5:].tolist()
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"position_encoding": "rotary"}, r"position_encoding must be one of \('rope', 'none', 'sinusoidal', 'learned', 'alibi'\), got 'rotary'"),
+        ({"position_encoding": 0}, "position_encoding must be one of"),
+        ({"position_encoding": "alibi", "scaling": RopeScaling("linear", 2.0)}, "RoPE's settings"),
+        ({"position_encoding": "none", "theta": 5e5}, "RoPE's settings"),
+        ({"position_encoding": "learned", "layout": "half"}, "RoPE's settings"),
+    ],
+)
+def test_a_bad_position_encoding_is_refused(change, words):
+    with pytest.raises(ValueError, match=words):
+        ModelConfig(**{**CONFIG, **change})
