@@ -1,14 +1,18 @@
 """Figures come from rope_lib, carry a description, and widgets offer only values they can draw."""
 
+import base64
+import io
 import math
+import textwrap
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from rope_lib import wavelengths
 from rope_lib.teach import plotting
 from rope_lib.teach.plotting import BookFigure, new_figure
-from rope_lib.teach.widgets import Control, InteractiveFigure
+from rope_lib.teach.widgets import PRINT_CAPTION_WIDTH, PRINT_DPI, Control, InteractiveFigure
 
 
 def test_figures_are_book_figures_with_descriptions():
@@ -85,6 +89,24 @@ def test_a_cell_shows_both_forms():
     bundle = widget._repr_mimebundle_()
     assert bundle["text/html"].startswith('<div class="rope-interactive"')
     assert "text/plain" in bundle
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert base64.b64decode(bundle["image/png"]) == widget.print_png()
+
+
+def test_print_form_is_the_default_frame_captioned_with_its_settings_and_description():
+    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
+    caption = widget.print_caption()
+    assert "shown at dimension d = 16." in caption
+    assert caption.endswith(widget.figure(d=16).alt_text)
+    assert widget.figure(d=8).alt_text not in caption
+    printed = Image.open(io.BytesIO(widget.print_png()))
+    uncaptioned = io.BytesIO()
+    widget.figure().savefig(uncaptioned, format="png", dpi=PRINT_DPI, bbox_inches="tight")
+    frame = Image.open(uncaptioned)
+    assert printed.format == "PNG" and printed.info["dpi"][0] == pytest.approx(PRINT_DPI, abs=1)
+    # the frame at print resolution, with the caption's lines (8 pt, at least 22 px each) beneath it
+    caption_lines = len(textwrap.wrap(caption, PRINT_CAPTION_WIDTH))
+    assert printed.height >= frame.height + 22 * caption_lines
 
 
 def test_a_figure_shows_with_its_description_as_alt_text():

@@ -11,7 +11,10 @@ same description yields
 
 Shown as the last value of a cell, it offers both: Jupyter renders the live
 widget, and the website (which ranks the widget view below HTML) the static
-form. The figures of each topic live in a module of this package.
+form. The PDF book, which can move no slider, shows the print form
+(`print_png()`): the default frame captioned with the control values it was
+drawn at and its description. The figures of each topic live in a module of
+this package.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import html
 import io
 import itertools
 import json
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -34,6 +38,10 @@ MAX_FRAMES = 96
 FRAME_DPI = 80
 FRAME_COLOURS = 96
 """Static frames are drawn at 80 dpi and stored as palette PNGs of 96 colours: about a third of the bytes."""
+
+PRINT_DPI = 200
+PRINT_CAPTION_WIDTH = 110
+"""The print form is drawn at 200 dpi, sharp on paper, its caption wrapped at 110 characters."""
 
 _figure_ids = itertools.count()
 """Numbers the static figures of one kernel session, so their element ids never collide on a page."""
@@ -152,8 +160,23 @@ class InteractiveFigure:
             + f'<script type="application/json" class="rope-frames">{script_safe_json(frames)}</script></div>'
         )
 
+    def print_caption(self) -> str:
+        """What the print form says under its frame: the control values it shows, then its description."""
+        settings = ", ".join(f"{c.label} = {c.fmt(c.value)}" for c in self.controls)
+        return f"Interactive in the online book; shown at {settings}. {self.figure().alt_text}"
+
+    def print_png(self) -> bytes:
+        """The print form: the default frame with its caption beneath, as a PNG for the PDF book."""
+        figure = self.figure()
+        figure.text(0, 0, textwrap.fill(self.print_caption(), PRINT_CAPTION_WIDTH), ha="left", va="top", fontsize=8)
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=PRINT_DPI, bbox_inches="tight")
+        return buffer.getvalue()
+
     def _repr_mimebundle_(self, include=None, exclude=None):
-        """Shown as the last value of a cell: the live widget for Jupyter, the static form for the website."""
+        """Shown as the last value of a cell: the live widget for Jupyter, the static form for the website
+        and the print form for the PDF book (each ranks its own first)."""
         bundle = dict(self.live()._repr_mimebundle_(include=include, exclude=exclude) or {})
         bundle["text/html"] = self.static_html()
+        bundle["image/png"] = base64.b64encode(self.print_png()).decode("ascii")
         return bundle
