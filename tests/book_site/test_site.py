@@ -91,6 +91,18 @@ OVERFLOW_JS = """() => {
 }"""
 
 
+FAVICON_JS = """() => { const link = document.querySelector('link[rel~="icon"]');
+  return link ? link.href : new URL('/favicon.ico', location.href).href; }"""
+
+
+def favicon_failure(page) -> str | None:
+    """The page's icon fetched as the browser asks for it (its linked icon, else /favicon.ico): a browser's
+    own icon request reaches no page event, so a missing icon would otherwise go unseen."""
+    url = page.evaluate(FAVICON_JS)
+    response = page.request.get(url)
+    return None if response.ok else f"{response.status} {url} (favicon)"
+
+
 TAB_LIMIT = 600
 """Tab presses allowed to walk through a page's focusable elements."""
 
@@ -188,6 +200,7 @@ def visits(site, chromium):
                 lambda r, visit=visit: visit.recording and urlparse(r.url).netloc == origin and visit.failed_requests.append(f"{r.failure} {r.url}"),
             )
             page.goto(base + name, wait_until="networkidle")  # index.html redirects: wait until it settles
+            visit.failed_requests += filter(None, [favicon_failure(page)])
             math = page.evaluate(MATH_JS)
             if math["sources"] and (not math["hasMathJax"] or math["typeset"] < math["sources"]):
                 visit.math_problems.append(f"{math['typeset']} typeset of {math['sources']} math elements")
@@ -237,6 +250,20 @@ def test_no_console_errors(visits):
 
 def test_no_failed_requests(visits):
     assert not failures(visits, "failed_requests")
+
+
+def test_a_missing_favicon_is_a_failed_request(tmp_path, serve, chromium):
+    from playwright.sync_api import sync_playwright
+
+    (tmp_path / "page.html").write_text("<!doctype html><title>no icon</title><p>text</p>")
+    with serve(tmp_path) as origin, sync_playwright() as p:
+        browser = p.chromium.launch(**chromium)
+        page = browser.new_page()
+        page.goto(f"http://{origin}/page.html")
+        assert favicon_failure(page) == f"404 http://{origin}/favicon.ico (favicon)"
+        (tmp_path / "favicon.ico").write_bytes((ROOT / "book" / "_static" / "favicon.svg").read_bytes())
+        assert favicon_failure(page) is None
+        browser.close()
 
 
 def test_no_request_leaves_the_site(visits):
