@@ -1,6 +1,8 @@
 """rope_lib.teach.displayed_equations: a chapter's labelled equations read from its source, parsed by sympy
 as displayed, and checked; what the parser reads and refuses, and what a Page demands of a chapter."""
 
+import re
+
 import pytest
 import sympy as sp
 
@@ -115,3 +117,13 @@ def test_a_check_needs_an_equation_and_a_rule():
 def test_a_rule_is_plain_text():
     with pytest.raises(ValueError, match=r"rule is shown as plain text.*write exp\(iθ\), not e\^\{iθ\}"):
         Check(a, a, rule="e^{iθ} turns")
+
+
+def test_an_underscore_in_a_rule_leaves_the_text_for_math_mode(tmp_path):
+    """LaTeX refuses "_" inside \\text{…} (the PDF build stops there) and MathJax prints "\\_" there literally: the rule's
+    underscore is set in math mode between two text groups, which both read as "_"."""
+    path = write(tmp_path, ("product", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bc)"))
+    page = Page(path, {"product": lambda: Check((a + sp.I * b) * (c + sp.I * d), a * c - b * d + sp.I * (a * d + b * c), rule="λ_t = 2π/ω_t & more")})
+    shown = page.check("product")._repr_latex_()
+    assert r"\text{λ}\_\text{t = 2π/ω}\_\text{t \& more}" in shown
+    assert not any("_" in group for group in re.findall(r"\\text\{([^}]*)\}", shown))

@@ -278,8 +278,10 @@ class CheckedEquation:
 
 
 def _latex_text(words: str) -> str:
-    """Words for \\text{…}: the characters LaTeX treats specially (a rule holds none of RULE_FORBIDS) escaped."""
-    return re.sub(r"([#%&])", r"\\\1", words)
+    """Words for \\text{…}: the characters LaTeX treats specially (a rule holds none of RULE_FORBIDS) escaped. An
+    underscore leaves the text for math mode (`}\\_\\text{`), which both MathJax and LaTeX read as "_": LaTeX refuses
+    a bare "_" inside \\text{…}, and MathJax prints an escaped one there as it stands."""
+    return re.sub(r"([#%&])", r"\\\1", words).replace("_", r"}\_\text{")
 
 
 WORKED_LATEX_CHARS = 160
