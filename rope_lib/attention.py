@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from .checks import (
@@ -38,7 +39,7 @@ from .checks import (
 from .frequencies import DEFAULT_BASE
 from .kv_cache import KVCache
 from .relative_bias import alibi_bias
-from .rope import rope_cos_sin, rotate_pairs
+from .rope import _rotate_pairs, expand_to_pairs, rope_cos_sin, rotate_pairs
 from .scaling import RopeScaling
 
 ATTENTION_POSITION_ENCODINGS = ("rope", "none", "alibi")
@@ -174,9 +175,9 @@ class Attention(nn.Module):
 
     def _project(self, x: torch.Tensor):
         batch, seq, _ = x.shape
-        q = self.wq(x).view(batch, seq, self.n_heads, self.head_dim)  # (B, T, H, D)
-        k = self.wk(x).view(batch, seq, self.n_kv_heads, self.head_dim)  # (B, T, Hkv, D)
-        v = self.wv(x).view(batch, seq, self.n_kv_heads, self.head_dim)  # (B, T, Hkv, D)
+        q = F.linear(x, self.wq.weight).view(batch, seq, self.n_heads, self.head_dim)  # (B, T, H, D)
+        k = F.linear(x, self.wk.weight).view(batch, seq, self.n_kv_heads, self.head_dim)  # (B, T, Hkv, D)
+        v = F.linear(x, self.wv.weight).view(batch, seq, self.n_kv_heads, self.head_dim)  # (B, T, Hkv, D)
         return q, k, v
 
     def _repeat_kv(self, t: torch.Tensor) -> torch.Tensor:
@@ -219,9 +220,11 @@ class Attention(nn.Module):
 
     def _forward_unchecked(self, x: torch.Tensor, start_pos: int, use_cache: bool) -> torch.Tensor:
         """What `forward` computes, for a caller that has checked x and start_pos once for a whole stack of
-        blocks (`rope_lib.Model`): no checks, and the softmax of the scores by
-        `torch.nn.functional.scaled_dot_product_attention`, one fused call that needs no mask for a
-        single decoding query (it sees every cached key) nor for a causal pass from position 0.
+        blocks (`rope_lib.Model`): no checks (neither here nor in the rotation and the cache write).
+        A pass of several tokens takes the softmax of the scores by
+        `torch.nn.functional.scaled_dot_product_attention`, one fused call that needs no mask for a causal
+        pass from position 0; a single decoding query (it sees every cached key, so no mask) takes two
+        small matrix products, which cost less than the fused call's set-up.
         It equals `forward` up to float rounding, not bit for bit (the tests hold it to that).
         """
         batch, seq, _ = x.shape
@@ -229,11 +232,15 @@ class Attention(nn.Module):
         q, k, v = self._project(x)
         if self.position_encoding == "rope":
             cos, sin = self.rope_tables(range(start_pos, end), seq_len=end)  # (T, rotary_dim/2)
-            q, k = self.rotate(q, k, cos, sin)
+            c = expand_to_pairs(cos, self.layout).unsqueeze(-2)  # (T, 1, rotary_dim): one table for q and k
+            s = expand_to_pairs(sin, self.layout).unsqueeze(-2)
+            q, k = _rotate_pairs(q, c, s, self.layout, self.rotary_dim), _rotate_pairs(k, c, s, self.layout, self.rotary_dim)
         if use_cache:
-            k, v = self.cache.update(start_pos, k, v)  # (B, start_pos + T, Hkv, D)
+            k, v = self.cache._write(start_pos, k, v)  # (B, start_pos + T, Hkv, D)
         past = start_pos if use_cache else 0
         alibi = self.position_encoding == "alibi"
+        if seq == 1:
+            return F.linear(self._attend_one(q, k, v, past), self.wo.weight)
         mask = None if seq == 1 or (past == 0 and not alibi) else causal_mask(seq, past, device=x.device).to(q.dtype)
         if alibi:
             bias = self.alibi(range(past, past + seq), range(past + seq), q.dtype)  # (H, T, S)
@@ -242,7 +249,20 @@ class Attention(nn.Module):
             q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),  # (B, H, T, D), (B, Hkv, S, D)
             attn_mask=mask, is_causal=seq > 1 and past == 0 and not alibi, enable_gqa=self.n_kv_heads != self.n_heads,
         )  # (B, H, T, D)
-        return self.wo(out.transpose(1, 2).reshape(batch, seq, self.n_heads * self.head_dim))
+        return F.linear(out.transpose(1, 2).reshape(batch, seq, self.n_heads * self.head_dim), self.wo.weight)
+
+    def _attend_one(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, position: int) -> torch.Tensor:
+        """One query per sequence, q (B, 1, H, D) at `position`, against keys and values (B, S, Hkv, D) →
+        (B, 1, H·D): softmax(q·k/√D (+ ALiBi's bias)) · v, each key/value head serving its group of
+        query heads without repeating them."""
+        batch, keys = q.shape[0], k.shape[1]
+        group = self.n_heads // self.n_kv_heads
+        q = q.view(batch, self.n_kv_heads, group, self.head_dim)  # (B, Hkv, G, D): query head h = kv·G + g
+        scores = torch.matmul(q, k.permute(0, 2, 3, 1)) / math.sqrt(self.head_dim)  # (B, Hkv, G, S)
+        if self.position_encoding == "alibi":
+            scores = scores + self.alibi(range(position, position + 1), range(keys), scores.dtype).view(self.n_kv_heads, group, keys)
+        weights = torch.softmax(scores.to(compute_dtype(scores.dtype)), dim=-1).to(v.dtype)
+        return torch.matmul(weights, v.transpose(1, 2)).view(batch, 1, self.n_heads * self.head_dim)  # (B, Hkv, G, D) → (B, 1, H·D)
 
     def scores(self, x: torch.Tensor, positions) -> torch.Tensor:
         """Pre-softmax scores q_m·k_n/√D (B, H, T, T) for tokens x (B, T, dim) placed at `positions`

@@ -56,10 +56,15 @@ class KVCache(nn.Module):
                 raise TypeError(f"{name} must have the cache's dtype {self.k.dtype} on {self.k.device}, got {t.dtype} on {t.device}")
         if k.shape != v.shape:
             raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
+        end = start_pos + k.shape[1]
+        if end > self.max_seq_len:
+            raise ValueError(f"start_pos + T = {start_pos} + {k.shape[1]} = {end} is past the cache of max_seq_len={self.max_seq_len} positions")
+        return self._write(start_pos, k, v)
+
+    def _write(self, start_pos: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """What `update` does once its arguments are checked: for a caller that checked them already."""
         batch, seq = k.shape[:2]
         end = start_pos + seq
-        if end > self.max_seq_len:
-            raise ValueError(f"start_pos + T = {start_pos} + {seq} = {end} is past the cache of max_seq_len={self.max_seq_len} positions")
         with torch.no_grad():
             self.k[:batch, start_pos:end] = k
             self.v[:batch, start_pos:end] = v

@@ -94,9 +94,16 @@ def rotate_pairs(
     (T, rotary_dim/2)) and pass the rest through, as GPT-NeoX and GPT-J do.
     """
     rot = require_rotary_inputs(x, cos, sin, layout, rotary_dim)
-    dim, want = x.shape[-1], compute_dtype(x.dtype)
     c = expand_to_pairs(cos, layout).unsqueeze(-2)  # (T, 1, rot) or (B, T, 1, rot)
     s = expand_to_pairs(sin, layout).unsqueeze(-2)
+    return _rotate_pairs(x, c, s, layout, rot)
+
+
+def _rotate_pairs(x: torch.Tensor, c: torch.Tensor, s: torch.Tensor, layout: str, rot: int) -> torch.Tensor:
+    """The arithmetic of `rotate_pairs`, unchecked, with cos and sin already spread over both coordinates
+    of each pair and given a head axis, (T, 1, rot) or (B, T, 1, rot): one such pair of tables can turn
+    the queries and the keys of a step."""
+    dim, want = x.shape[-1], compute_dtype(x.dtype)
     xc = x.to(want)
     head = xc[..., :rot]  # (B, T, H, rot): the coordinates that turn
     out = head * c + rotate_quarter(head, layout) * s

@@ -234,7 +234,8 @@ def test_nope_scores_are_plain_dot_products_and_nothing_is_rotated(monkeypatch):
     def no_rotation(*args, **kwargs):
         raise AssertionError("NoPE must not rotate")
 
-    monkeypatch.setattr(rope_lib.attention, "rotate_pairs", no_rotation)
+    for name in ("rotate_pairs", "_rotate_pairs"):  # the checked rotation and the unchecked one of the fast path
+        monkeypatch.setattr(rope_lib.attention, name, no_rotation)
     attention = make(position_encoding="none", n_kv_heads=2)
     assert attention.rope_cos is None
     x = torch.randn(2, 6, 32, dtype=torch.float64)

@@ -471,7 +471,8 @@ def test_only_rope_rotates(encoding, monkeypatch):
     def no_rotation(*args, **kwargs):
         raise AssertionError(f"{encoding} must not rotate")
 
-    monkeypatch.setattr(rope_lib.attention, "rotate_pairs", no_rotation)
+    for name in ("rotate_pairs", "_rotate_pairs"):  # the checked rotation and the unchecked one of the fast path
+        monkeypatch.setattr(rope_lib.attention, name, no_rotation)
     model = tiny(encoding)
     assert all(layer.attention.position_encoding == ("alibi" if encoding == "alibi" else "none") for layer in model.layers)
     with torch.no_grad():
