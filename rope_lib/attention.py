@@ -241,7 +241,7 @@ class Attention(nn.Module):
         alibi = self.position_encoding == "alibi"
         if seq == 1:
             return F.linear(self._attend_one(q, k, v, past), self.wo.weight)
-        mask = None if seq == 1 or (past == 0 and not alibi) else causal_mask(seq, past, device=x.device).to(q.dtype)
+        mask = None if past == 0 and not alibi else causal_mask(seq, past, device=x.device).to(q.dtype)
         if alibi:
             bias = self.alibi(range(past, past + seq), range(past + seq), q.dtype)  # (H, T, S)
             mask = bias if mask is None else mask + bias
