@@ -127,3 +127,9 @@ def test_an_underscore_in_a_rule_leaves_the_text_for_math_mode(tmp_path):
     shown = page.check("product")._repr_latex_()
     assert r"\text{λ}\_\text{t = 2π/ω}\_\text{t \& more}" in shown
     assert not any("_" in group for group in re.findall(r"\\text\{([^}]*)\}", shown))
+
+
+def test_a_rule_has_no_caret():
+    """A caret, like an underscore, is math in LaTeX: plain text cannot hold it (write ᵀ for a transpose)."""
+    with pytest.raises(ValueError, match=r"rule is shown as plain text, so it must not use LaTeX's \^"):
+        Check(a, a, rule="A = W_q^⊤W_k")

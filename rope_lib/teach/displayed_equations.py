@@ -228,7 +228,7 @@ def assert_displayed(latex: str, sides: Sequence, *, what: str, names: Mapping[s
     return parsed
 
 
-RULE_FORBIDS = "{}\\$"
+RULE_FORBIDS = "{}\\$^"
 """Characters a rule may not hold: it is set as plain text, where LaTeX's groups and commands would show as typed."""
 
 

@@ -82,7 +82,7 @@ def _four_terms() -> Check:
     return Check(
         score,
         form(x_m, x_n) + form(x_m, p_n) + form(p_m, x_n) + form(p_m, p_n),
-        rule="d = 2, a symbol for every entry: q_m = W_q(x_m + p_m), k_n = W_k(x_n + p_n) and A = W_q^⊤W_k, multiplied out",
+        rule="d = 2, a symbol for every entry: q_m = W_q(x_m + p_m), k_n = W_k(x_n + p_n) and A = W_qᵀW_k, multiplied out",
         names={
             r"\mathbf{q}_m^\top \mathbf{k}_n": score,
             r"\mathbf{x}_m^\top A\,\mathbf{x}_n": form(x_m, x_n),
