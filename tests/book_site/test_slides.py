@@ -285,7 +285,8 @@ def test_decks_present_offline_in_a_browser(decks, serve, chromium):
             page.wait_for_function("() => window.Reveal && Reveal.isReady() && window.MathJax && MathJax.startup && MathJax.startup.promise")
             page.evaluate("() => MathJax.startup.promise")
             total = page.evaluate("() => Reveal.getTotalSlides()")
-            for _ in range(total):
+            fragments = page.evaluate("() => document.querySelectorAll('.slides .fragment').length")
+            for _ in range(total + fragments):  # Space shows a slide's next fragment before it moves on
                 page.keyboard.press("Space")
             at_end = page.evaluate("() => Reveal.isLastSlide()")
             typeset = page.evaluate("() => document.querySelectorAll('mjx-container').length")
