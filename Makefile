@@ -10,7 +10,7 @@ PORT ?= 8000
 REVEAL_VERSION := 4.6.0
 REVEAL_STAMP := $(VENV)/reveal.js/.reveal-$(REVEAL_VERSION)
 
-.PHONY: book slides test serve bench clean
+.PHONY: book slides test serve bench pdf clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,12 @@ test: $(TEST_DEPS) $(REVEAL_STAMP)
 # writes book/data/bench_<device>.json. The peers it times (transformers, llama-models, …) are test extras.
 bench: $(TEST_DEPS)
 	$(BIN)/python benchmarks/rope_speed.py
+
+# The whole book as one PDF, _build/latex/rope-from-first-principles.pdf, with Sphinx's LaTeX writer and XeLaTeX,
+# from the notebooks of the execution cache; the TeX packages come from Debian (tests/install_tex.sh).
+pdf: $(BOOK_DEPS) $(LIB_STAMP)
+	bash tests/install_tex.sh
+	$(BIN)/jupyter-book build . --builder pdflatex
 
 serve:
 	@test -d _build/html || { echo "no site yet: run 'make book' first"; exit 1; }
