@@ -51,6 +51,25 @@ def tokens(batch=2, length=LONG, seed=1):
     return torch.randint(0, VOCAB, (batch, length), generator=torch.Generator().manual_seed(seed))
 
 
+def next_token_loss(model, x):
+    """The cross-entropy of predicting each token of x from those before it, in one causal pass without the cache."""
+    logits = model(x, use_cache=False)
+    return torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), x[:, 1:].reshape(-1))
+
+
+def training_losses(model, x, steps):
+    """The loss before each of `steps` AdamW steps (lr 1e-2) on the same batch x."""
+    optimiser = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(steps):
+        loss = next_token_loss(model, x)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        losses.append(loss.item())
+    return losses
+
+
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
 @pytest.mark.parametrize("rope", list(ROPE_CASES))
 def test_logits_match_hugging_face(rope, layout):
@@ -134,9 +153,7 @@ def test_a_training_step_gives_hugging_faces_gradients(layout):
     ours = ours_from(hf, layout, max_batch_size=2).train()
     x = tokens(2, 24)
     hf(x, labels=x).loss.backward()
-    logits = ours(x, use_cache=False)
-    loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), x[:, 1:].reshape(-1))
-    loss.backward()
+    next_token_loss(ours, x).backward()
     theirs = dict(hf.named_parameters())
 
     def grad(name):
@@ -161,16 +178,7 @@ def test_a_training_step_gives_hugging_faces_gradients(layout):
 
 def test_training_steps_lower_the_loss():
     model = Model(ModelConfig(vocab_size=VOCAB, dim=32, n_layers=2, n_heads=4, hidden_dim=64, max_seq_len=32, device="cpu"))
-    x = tokens(4, 16)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=1e-2)
-    losses = []
-    for _ in range(10):
-        logits = model(x, use_cache=False)
-        loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), x[:, 1:].reshape(-1))
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
-        losses.append(loss.item())
+    losses = training_losses(model, tokens(4, 16), 10)
     assert losses[-1] < 0.7 * losses[0]
 
 
@@ -508,8 +516,7 @@ def test_each_encoding_decodes_one_token_at_a_time_as_a_full_pass(encoding):
 def test_each_encoding_trains_with_finite_gradients_on_every_parameter(encoding):
     model = tiny(encoding).train()
     x = tokens(2, 16)
-    logits = model(x, use_cache=False)
-    torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), x[:, 1:].reshape(-1)).backward()
+    next_token_loss(model, x).backward()
     for name, parameter in model.named_parameters():
         assert parameter.grad is not None and torch.isfinite(parameter.grad).all() and parameter.grad.abs().sum() > 0, name
     if encoding == "learned":
@@ -520,16 +527,7 @@ def test_each_encoding_trains_with_finite_gradients_on_every_parameter(encoding)
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_each_encoding_learns_and_generates_greedily_as_repeated_full_passes(encoding):
     model = tiny(encoding)
-    x = tokens(4, 16)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=1e-2)
-    losses = []
-    for _ in range(8):
-        logits = model(x, use_cache=False)
-        loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, VOCAB), x[:, 1:].reshape(-1))
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
-        losses.append(loss.item())
+    losses = training_losses(model, tokens(4, 16), 8)
     assert losses[-1] < 0.7 * losses[0]
     prompt = tokens(1, 5, seed=2)
     generated = model.generate(prompt, 10)
