@@ -153,19 +153,26 @@ def require_rotary_dim(rotary_dim, head_dim: int) -> int:
     return rotary_dim
 
 
+def require_positive_vector(values, n: int, name: str, *, shape: str, items: str) -> np.ndarray:
+    """n finite real numbers above 0 (a list, tuple or array) as float64 numpy. The errors say what the caller expects:
+    `shape`, how the length is given ("have shape (rotary_dim/2,)"), and `items`, what the numbers are
+    ("positive finite frequencies")."""
+    array = np.asarray(values)
+    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)) or array.dtype == bool:
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    if array.shape != (n,):
+        raise ValueError(f"{name} must {shape} = ({n},), got {array.shape}")
+    array = array.astype(np.float64)
+    if not (np.isfinite(array).all() and (array > 0).all()):
+        raise ValueError(f"{name} must hold {items}, got min {array.min()} and max {array.max()}")
+    return array
+
+
 def require_frequencies(freqs, n_pairs: int, name: str = "inv_freq") -> np.ndarray:
     """A vector of n_pairs positive finite frequencies (numpy, torch or a list) as float64 numpy."""
     if isinstance(freqs, torch.Tensor):
         freqs = freqs.detach().cpu().numpy()
-    array = np.asarray(freqs)
-    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)) or array.dtype == bool:
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.shape != (n_pairs,):
-        raise ValueError(f"{name} must have shape (rotary_dim/2,) = ({n_pairs},), got {array.shape}")
-    array = array.astype(np.float64)
-    if not (np.isfinite(array).all() and (array > 0).all()):
-        raise ValueError(f"{name} must hold positive finite frequencies, got min {array.min()} and max {array.max()}")
-    return array
+    return require_positive_vector(freqs, n_pairs, name, shape="have shape (rotary_dim/2,)", items="positive finite frequencies")
 
 
 def require_rotary_inputs(x, cos, sin, layout: str, rotary_dim: int | None) -> int:

@@ -31,6 +31,7 @@ from .checks import (
     require_optional_positive_real,
     require_positive_int,
     require_positive_real,
+    require_positive_vector,
     require_real,
 )
 from .frequencies import DEFAULT_BASE, inv_freq
@@ -220,15 +221,7 @@ def llama3_inv_freq(
 def longrope_rescale_factors(values, n_pairs: int, name: str = "rescale_factors") -> np.ndarray:
     """λ_i: one rescale factor per pair, n_pairs finite numbers above 0, as float64 (a list, tuple or array)."""
     n_pairs = require_positive_int(n_pairs, "n_pairs")
-    array = np.asarray(values)
-    if array.dtype == bool or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.shape != (n_pairs,):
-        raise ValueError(f"{name} must hold one factor per pair, shape (d/2,) = ({n_pairs},), got {array.shape}")
-    array = array.astype(np.float64)
-    if not (np.isfinite(array).all() and (array > 0).all()):
-        raise ValueError(f"{name} must hold finite factors above 0, got min {array.min()} and max {array.max()}")
-    return array
+    return require_positive_vector(values, n_pairs, name, shape="hold one factor per pair, shape (d/2,)", items="finite factors above 0")
 
 
 def longrope_inv_freq(d: int, base: float = DEFAULT_BASE, *, rescale_factors) -> np.ndarray:
