@@ -11,12 +11,5 @@ PACKAGES=(
 if command -v xelatex latexmk pdftotext >/dev/null && dpkg -s "${PACKAGES[@]}" >/dev/null 2>&1; then
     exit 0
 fi
-SUDO=""
-if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null || { echo "install_tex.sh: need root (or sudo) to apt-get install TeX" >&2; exit 1; }
-    SUDO="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" >/dev/null
+bash "$(dirname "$0")/apt_install.sh" "${PACKAGES[@]}"
 xelatex --version | head -n 1
