@@ -44,10 +44,10 @@ test: $(TEST_DEPS) $(REVEAL_STAMP)
 	bash tests/install_chromium.sh
 	$(BIN)/python -m pytest
 
-# RoPE implementations timed against a copy of the same bytes (benchmarks/rope_speed.py): prints the table and
+# RoPE implementations timed against a copy of the same bytes (benchmarks/rope_speed.py), then whole-model decoding against Hugging Face (benchmarks/decode_speed.py): prints the tables and
 # writes book/data/bench_<device>.json. The peers it times (transformers, llama-models, …) are test extras.
 bench: $(TEST_DEPS)
-	$(BIN)/python benchmarks/rope_speed.py
+	$(BIN)/python -m benchmarks.rope_speed
 
 # The whole book as one PDF, _build/latex/rope-from-first-principles.pdf, with Sphinx's LaTeX writer and XeLaTeX,
 # from the notebooks of the execution cache; the TeX packages come from Debian (tests/install_tex.sh).

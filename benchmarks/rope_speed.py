@@ -1,4 +1,4 @@
-"""`python benchmarks/rope_speed.py` (`make bench`): RoPE implementations timed against a copy of the same bytes.
+"""`python -m benchmarks.rope_speed` (`make bench`): RoPE implementations timed against a copy of the same bytes.
 
 RoPE is bound by memory bandwidth (chapter "Implementations and speed"), so the
 yardstick is `copy_`: reading x and writing a tensor of the same size. Every
@@ -48,6 +48,7 @@ from pathlib import Path
 
 import torch
 
+from benchmarks import decode_speed
 from rope_lib import permute_rows_to_half, rope_cos_sin, rotate_pairs
 from rope_lib.kernels import kernel_name, rotate_pairs_fused
 from rope_lib.kernels.cpu_kernel import last_level_cache_bytes
@@ -326,8 +327,12 @@ def machine_info(device: torch.device) -> dict:
     return found
 
 
-def run(devices, dtype_names, seq_lens, *, warmup: int = 2, repeats: int = 15, pitfalls: bool = True, progress: bool = True) -> dict:
-    """Benchmark every implementation; one report per device: {device: report}."""
+def run(
+    devices, dtype_names, seq_lens, *, warmup: int = 2, repeats: int = 15, pitfalls: bool = True, progress: bool = True,
+    decode_sizes=tuple(decode_speed.SIZES), decode_rounds: int | None = None,
+) -> dict:
+    """Benchmark every implementation, then whole-model decoding at decode_sizes (benchmarks/decode_speed.py);
+    one report per device: {device: report}."""
     from tqdm import tqdm
 
     cases = [(torch.device(d), n, s) for d in devices for n in dtype_names for s in seq_lens]
@@ -349,6 +354,7 @@ def run(devices, dtype_names, seq_lens, *, warmup: int = 2, repeats: int = 15, p
         }
         if pitfalls:
             report["pitfalls"] = {"bf16": bf16_pitfalls(device, PITFALL_SEQ_LEN)}
+        report["decode"] = [decode_speed.compare(size, device, rounds=decode_rounds) for size in decode_sizes]
         report["load_average_after"] = _load_average()
     return reports
 
@@ -360,7 +366,7 @@ def _load_average():
 def _new_report(device: torch.device, warmup: int, repeats: int) -> dict:
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(["python -m rope_lib.bench", *sys.argv[1:]]),
+        "command": " ".join(["python -m benchmarks.rope_speed", *sys.argv[1:]]),
         "machine": machine_info(device),
         "versions": package_versions(),
         "shape": {"B": BATCH, "H": HEADS, "D": HEAD_DIM, "theta": THETA},
@@ -392,19 +398,27 @@ def format_table(report: dict) -> str:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python benchmarks/rope_speed.py", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.rope_speed", description=__doc__.split("\n")[0])
     parser.add_argument("--seq-lens", type=int, nargs="+", default=list(SEQ_LENS))
     parser.add_argument("--dtypes", nargs="+", choices=sorted(DTYPES), default=list(DTYPES))
     parser.add_argument("--devices", nargs="+", default=["cpu"] + (["cuda"] if torch.cuda.is_available() else []))
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--output-dir", type=Path, default=DATA_DIR, help="where bench_<device>.json goes (default book/data)")
+    parser.add_argument("--decode-sizes", nargs="*", choices=sorted(decode_speed.SIZES), default=list(decode_speed.SIZES))
+    parser.add_argument("--decode-rounds", type=int, default=None, help="rounds of whole-model decoding (default: per size)")
     parser.add_argument("--no-save", action="store_true", help="print the table only")
     args = parser.parse_args(argv)
-    reports = run(args.devices, args.dtypes, args.seq_lens, warmup=args.warmup, repeats=args.repeats)
+    reports = run(
+        args.devices, args.dtypes, args.seq_lens, warmup=args.warmup, repeats=args.repeats,
+        decode_sizes=args.decode_sizes, decode_rounds=args.decode_rounds,
+    )
     for device_type, report in reports.items():
         print(f"\n{report['machine']['cpu'] if device_type == 'cpu' else report['machine'].get('gpu')} ({device_type}), {report['date']}")
         print(format_table(report))
+        if report["decode"]:
+            print("\nwhole-model greedy decoding, batch 1:")
+            print(decode_speed.format_table(report["decode"]))
         if report["skipped"]:
             print("skipped:", report["skipped"])
         if not args.no_save:

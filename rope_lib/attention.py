@@ -218,7 +218,15 @@ class Attention(nn.Module):
         out = torch.einsum("bhts,bshd->bthd", weights, values)  # (B, T, H, D)
         return self.wo(out.reshape(batch, seq, self.n_heads * self.head_dim))
 
-    def _forward_unchecked(self, x: torch.Tensor, start_pos: int, use_cache: bool) -> torch.Tensor:
+    def pair_tables(self, start_pos: int, end: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos and sin of positions start_pos … end − 1 spread over both coordinates of each pair, each
+        (end − start_pos, 1, rotary_dim): the tables one step turns its queries and its keys by (the
+        dynamic rule takes the length `end`). Unchecked; a stack of blocks with the same settings
+        (`rope_lib.Model`) computes them once per step for all its blocks."""
+        cos, sin = self.rope_tables(range(start_pos, end), seq_len=end)  # (T, rotary_dim/2)
+        return expand_to_pairs(cos, self.layout).unsqueeze(-2), expand_to_pairs(sin, self.layout).unsqueeze(-2)
+
+    def _forward_unchecked(self, x: torch.Tensor, start_pos: int, use_cache: bool, pair_tables=None) -> torch.Tensor:
         """What `forward` computes, for a caller that has checked x and start_pos once for a whole stack of
         blocks (`rope_lib.Model`): no checks (neither here nor in the rotation and the cache write).
         A pass of several tokens takes the softmax of the scores by
@@ -226,14 +234,12 @@ class Attention(nn.Module):
         pass from position 0; a single decoding query (it sees every cached key, so no mask) takes two
         small matrix products, which cost less than the fused call's set-up.
         It equals `forward` up to float rounding, not bit for bit (the tests hold it to that).
+        pair_tables: this step's `pair_tables`, when the caller has them already (None: computed here).
         """
         batch, seq, _ = x.shape
-        end = start_pos + seq
         q, k, v = self._project(x)
         if self.position_encoding == "rope":
-            cos, sin = self.rope_tables(range(start_pos, end), seq_len=end)  # (T, rotary_dim/2)
-            c = expand_to_pairs(cos, self.layout).unsqueeze(-2)  # (T, 1, rotary_dim): one table for q and k
-            s = expand_to_pairs(sin, self.layout).unsqueeze(-2)
+            c, s = self.pair_tables(start_pos, start_pos + seq) if pair_tables is None else pair_tables  # (T, 1, rotary_dim) each
             q, k = _rotate_pairs(q, c, s, self.layout, self.rotary_dim), _rotate_pairs(k, c, s, self.layout, self.rotary_dim)
         if use_cache:
             k, v = self.cache._write(start_pos, k, v)  # (B, start_pos + T, Hkv, D)

@@ -15,19 +15,34 @@ from .checks import require_non_negative_int, require_positive_int
 
 
 class KVCache(nn.Module):
-    """Rotated keys and values for max_batch_size sequences of up to max_seq_len positions,
-    stored as (B, S, Hkv, D) buffers (not saved in a state dict)."""
+    """Rotated keys and values for max_batch_size sequences of up to max_seq_len positions, seen as
+    (B, S, Hkv, D) tensors `k` and `v` (Meta's shape).
+
+    They are stored head-major, (B, Hkv, S, D) buffers not saved in a state dict, so that the keys of
+    one head are one block of memory: a decoding step's product of its query with every cached key
+    then reads them in place, where the (B, S, Hkv, D) order would have them copied at every step.
+    """
 
     def __init__(self, max_batch_size: int, max_seq_len: int, n_kv_heads: int, head_dim: int, *, device=None, dtype=torch.float32):
         super().__init__()
         shape = (
             require_positive_int(max_batch_size, "max_batch_size"),
-            require_positive_int(max_seq_len, "max_seq_len"),
             require_positive_int(n_kv_heads, "n_kv_heads"),
+            require_positive_int(max_seq_len, "max_seq_len"),
             require_positive_int(head_dim, "head_dim"),
         )
-        self.register_buffer("k", torch.zeros(shape, device=device, dtype=dtype), persistent=False)  # (B, S, Hkv, D)
-        self.register_buffer("v", torch.zeros(shape, device=device, dtype=dtype), persistent=False)
+        self.register_buffer("head_major_k", torch.zeros(shape, device=device, dtype=dtype), persistent=False)  # (B, Hkv, S, D)
+        self.register_buffer("head_major_v", torch.zeros(shape, device=device, dtype=dtype), persistent=False)
+
+    @property
+    def k(self) -> torch.Tensor:
+        """Every cached key, (max_batch_size, max_seq_len, Hkv, D): a view of the head-major buffer."""
+        return self.head_major_k.transpose(1, 2)
+
+    @property
+    def v(self) -> torch.Tensor:
+        """Every cached value, (max_batch_size, max_seq_len, Hkv, D): a view of the head-major buffer."""
+        return self.head_major_v.transpose(1, 2)
 
     @property
     def max_batch_size(self) -> int:
@@ -65,14 +80,15 @@ class KVCache(nn.Module):
         """What `update` does once its arguments are checked: for a caller that checked them already."""
         batch, seq = k.shape[:2]
         end = start_pos + seq
+        keys, values = self.k, self.v  # (B, S, Hkv, D) views
         with torch.no_grad():
-            self.k[:batch, start_pos:end] = k
-            self.v[:batch, start_pos:end] = v
+            keys[:batch].narrow(1, start_pos, seq).copy_(k)
+            values[:batch].narrow(1, start_pos, seq).copy_(v)
         if k.requires_grad or v.requires_grad:
-            return torch.cat([self.k[:batch, :start_pos], k], dim=1), torch.cat([self.v[:batch, :start_pos], v], dim=1)
-        return self.k[:batch, :end], self.v[:batch, :end]
+            return torch.cat([keys[:batch, :start_pos], k], dim=1), torch.cat([values[:batch, :start_pos], v], dim=1)
+        return keys[:batch, :end], values[:batch, :end]
 
     def reset(self) -> None:
         """Forget every cached key and value."""
-        self.k.zero_()
-        self.v.zero_()
+        self.head_major_k.zero_()
+        self.head_major_v.zero_()

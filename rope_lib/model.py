@@ -38,6 +38,7 @@ from .checks import (
 )
 from .frequencies import DEFAULT_BASE
 from .layouts import permute_rows_to_interleaved
+from .rope import _rotate_pairs
 from .scaling import RopeScaling
 from .sinusoidal import sinusoidal_encoding
 
@@ -117,6 +118,14 @@ class ModelConfig:
         return self.dim // self.n_heads
 
 
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    """x / √(mean(x²) + eps) · weight over the last axis, in float32 or better, cast back to x's dtype
+    before the weight multiplies it (Hugging Face's order of operations); unchecked."""
+    if x.dtype in (torch.float32, torch.float64):
+        return F.rms_norm(x, weight.shape, weight, eps)
+    return F.rms_norm(x.float(), weight.shape, eps=eps).to(x.dtype) * weight
+
+
 class RMSNorm(nn.Module):
     """x / √(mean(x²) + eps) · weight (Zhang and Sennrich 2019), computed in float32 or better and
     cast back to x's dtype before the weight multiplies it, as Meta and Hugging Face do."""
@@ -127,8 +136,7 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(require_positive_int(dim, "dim"), device=device, dtype=require_float_dtype(dtype)))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        wide = x if x.dtype == torch.float64 else x.float()
-        return F.rms_norm(wide, self.weight.shape, eps=self.eps).to(x.dtype) * self.weight
+        return rms_norm(x, self.weight, self.eps)
 
 
 class FeedForward(nn.Module):
@@ -143,7 +151,12 @@ class FeedForward(nn.Module):
         self.w3 = nn.Linear(dim, hidden_dim, bias=False, **factory)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return F.linear(F.silu(F.linear(x, self.w1.weight)) * F.linear(x, self.w3.weight), self.w2.weight)
+        return swiglu(F.linear(x, self.w1.weight), F.linear(x, self.w3.weight), self.w2.weight)
+
+
+def swiglu(gate: torch.Tensor, up: torch.Tensor, w2: torch.Tensor) -> torch.Tensor:
+    """w2(silu(gate) ⊙ up), from the two projections w1 x (gate) and w3 x (up); unchecked."""
+    return F.linear(F.silu(gate) * up, w2)
 
 
 class TransformerBlock(nn.Module):
@@ -168,9 +181,10 @@ class TransformerBlock(nn.Module):
         self.feed_forward = FeedForward(config.dim, config.hidden_dim, **factory)
         self.ffn_norm = RMSNorm(config.dim, config.norm_eps, **factory)
 
-    def forward(self, x: torch.Tensor, start_pos: int, use_cache: bool) -> torch.Tensor:
-        """x (B, T, dim) → (B, T, dim), unchecked: `Model.forward` checked the tokens and positions."""
-        h = x + self.attention._forward_unchecked(self.attention_norm(x), start_pos, use_cache)
+    def forward(self, x: torch.Tensor, start_pos: int, use_cache: bool, pair_tables=None) -> torch.Tensor:
+        """x (B, T, dim) → (B, T, dim), unchecked: `Model.forward` checked the tokens and positions.
+        pair_tables: the step's RoPE tables (`Attention.pair_tables`), shared by every block."""
+        h = x + self.attention._forward_unchecked(self.attention_norm(x), start_pos, use_cache, pair_tables)
         return h + self.feed_forward(self.ffn_norm(h))
 
 
@@ -271,8 +285,11 @@ class Model(nn.Module):
     def _hidden(self, tokens: torch.Tensor, start_pos: int, use_cache: bool) -> torch.Tensor:
         """The final normed hidden states (B, T, dim), unchecked."""
         h = self._embed(tokens, start_pos)  # (B, T, dim)
+        tables = None  # every block rotates by the same angles: one pair of tables per step serves them all
+        if self.config.position_encoding == "rope":
+            tables = self.layers[0].attention.pair_tables(start_pos, start_pos + tokens.shape[1])
         for layer in self.layers:
-            h = layer(h, start_pos, use_cache)
+            h = layer(h, start_pos, use_cache, tables)
         return self.norm(h)
 
     def _embed(self, tokens: torch.Tensor, start_pos: int) -> torch.Tensor:
@@ -344,8 +361,12 @@ class Model(nn.Module):
         out = torch.empty((batch, max_new_tokens), dtype=torch.int64, device=prompt.device)
         done = torch.zeros(batch, dtype=torch.bool, device=prompt.device) if eos_token_id is not None else None
         tokens, start = prompt, 0
+        blocks = [_DecodeBlock(layer) for layer in self.layers]
         for step in range(max_new_tokens):
-            logits = self._logits(self._hidden(tokens, start, True)[:, -1])  # (B, vocab)
+            if step == 0:  # the prefill: the whole prompt through the blocks' own forward
+                logits = self._logits(self._hidden(tokens, start, True)[:, -1])  # (B, vocab)
+            else:
+                logits = self._logits(self._decode_step(tokens, start, blocks))  # (B, vocab)
             token = self._pick(logits, temperature, top_k, generator)  # (B,)
             if done is not None:
                 token = token.masked_fill(done, eos_token_id)
@@ -356,6 +377,17 @@ class Model(nn.Module):
             start += tokens.shape[1]
             tokens = token[:, None]  # (B, 1)
         return out
+
+    def _decode_step(self, tokens: torch.Tensor, start_pos: int, blocks: list["_DecodeBlock"]) -> torch.Tensor:
+        """The final normed hidden state (B, dim) after one token a sequence, tokens (B, 1) at start_pos,
+        through `_DecodeBlock`s: what `_hidden` computes for it, with one product for q, k and v, one for
+        the two halves of the MLP, and q and k turned together; unchecked."""
+        attention = self.layers[0].attention
+        h = self._embed(tokens, start_pos)  # (B, 1, dim)
+        tables = attention.pair_tables(start_pos, start_pos + 1) if self.config.position_encoding == "rope" else None
+        for block in blocks:
+            h = block(h, start_pos, tables)
+        return self.norm(h)[:, -1]
 
     @staticmethod
     def _pick(logits: torch.Tensor, temperature: float, top_k: int | None, generator) -> torch.Tensor:
@@ -398,6 +430,35 @@ class Model(nn.Module):
         model = cls(config)
         model.load_state_dict(meta_state_dict(state_dict, config), strict=True)
         return model
+
+
+class _DecodeBlock:
+    """One `TransformerBlock` for `Model.generate`'s steps of one token a sequence: its weights gathered
+    once per call, W_q, W_k and W_v stacked into one matrix and W1, W3 into another. The stacks are
+    copies, made per `generate` call, so the attention and MLP weights are held twice while it runs;
+    in return each step makes 5 matrix products a block instead of 7 and turns q and k in one call.
+    The arithmetic is the block's: `rms_norm`, `Attention._attend_one`, `swiglu`, the cache's write."""
+
+    def __init__(self, layer: TransformerBlock):
+        a, f = layer.attention, layer.feed_forward
+        self.attention, self.cache = a, a.cache
+        self.norm_1, self.norm_2, self.eps = layer.attention_norm.weight, layer.ffn_norm.weight, layer.attention_norm.eps
+        self.w_qkv = torch.cat([a.wq.weight, a.wk.weight, a.wv.weight])  # (H·D + 2·Hkv·D, dim)
+        self.w_13 = torch.cat([f.w1.weight, f.w3.weight])  # (2·hidden_dim, dim)
+        self.wo, self.w2, self.hidden = a.wo.weight, f.w2.weight, f.w1.weight.shape[0]
+        self.heads, self.turned = a.n_heads, a.n_heads + a.n_kv_heads  # q's heads, then k's: the heads that turn
+
+    def __call__(self, x: torch.Tensor, start_pos: int, tables) -> torch.Tensor:
+        """x (B, 1, dim) at start_pos → (B, 1, dim); tables: the step's `Attention.pair_tables` or None."""
+        a = self.attention
+        qkv = F.linear(rms_norm(x, self.norm_1, self.eps), self.w_qkv).view(x.shape[0], 1, -1, a.head_dim)  # (B, 1, H + 2·Hkv, D)
+        qk, v = qkv[:, :, : self.turned], qkv[:, :, self.turned :]
+        if tables is not None:
+            qk = _rotate_pairs(qk, *tables, a.layout, a.rotary_dim)
+        keys, values = self.cache._write(start_pos, qk[:, :, self.heads :], v)  # (B, start_pos + 1, Hkv, D)
+        h = x + F.linear(a._attend_one(qk[:, :, : self.heads], keys, values, start_pos), self.wo)
+        gate_up = F.linear(rms_norm(h, self.norm_2, self.eps), self.w_13)  # (B, 1, 2·hidden_dim)
+        return h + swiglu(gate_up[..., : self.hidden], gate_up[..., self.hidden :], self.w2)
 
 
 _HF_NAMES = {

@@ -104,12 +104,12 @@ def _rotate_pairs(x: torch.Tensor, c: torch.Tensor, s: torch.Tensor, layout: str
     of each pair and given a head axis, (T, 1, rot) or (B, T, 1, rot): one such pair of tables can turn
     the queries and the keys of a step."""
     dim, want = x.shape[-1], compute_dtype(x.dtype)
-    xc = x.to(want)
-    head = xc[..., :rot]  # (B, T, H, rot): the coordinates that turn
+    xc = x if x.dtype == want else x.to(want)  # (the comparisons spare a decoding step calls that do nothing)
+    head = xc if rot == dim else xc[..., :rot]  # (B, T, H, rot): the coordinates that turn
     out = head * c + rotate_quarter(head, layout) * s
     if rot < dim:
         out = torch.cat([out, xc[..., rot:]], dim=-1)  # the other D − rot pass through
-    return out.to(x.dtype)  # (B, T, H, D)
+    return out if out.dtype == x.dtype else out.to(x.dtype)  # (B, T, H, D)
 
 
 def apply_rope(

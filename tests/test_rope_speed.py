@@ -1,4 +1,4 @@
-"""`python -m rope_lib.bench`: the record format on a tiny run, and the committed results. Timings are never asserted."""
+"""`python -m benchmarks.rope_speed`: the record format on a tiny run, and the committed results. Timings are never asserted."""
 
 import json
 import math
@@ -6,6 +6,7 @@ import math
 import pytest
 import torch
 
+from benchmarks import decode_speed
 from benchmarks import rope_speed as bench
 from benchmarks.rope_speed import DATA_DIR, bf16_pitfalls, format_table, main, tensor_bytes, time_round_robin
 from rope_lib.teach.speed_report import RECORD_KEYS, load_report
@@ -34,13 +35,49 @@ def check_records(report, devices, dtypes, seq_lens):
                     assert math.isclose(r["ratio_to_copy"], rows[("copy", "any")]["ms"] / r["ms"])
 
 
+def check_decode(record, size, *, rounds):
+    """A decode record: the shape timed, both speeds, their ratio, and the same 128 greedy tokens from both."""
+    assert record["size"] == size and record["config"] == decode_speed.SIZES[size] and record["device"] == "cpu"
+    assert record["prompt_len"] == 16 and record["new_tokens"] == 128 and record["rounds"] == rounds
+    assert record["tokens_made"] == [128, 128] and record["identical_tokens"] is True
+    assert record["hf_tokens_per_s"] > 0 and record["rope_lib_tokens_per_s"] > 0
+    assert math.isclose(record["ratio"], record["rope_lib_tokens_per_s"] / record["hf_tokens_per_s"])
+    assert record["matvec_ceiling_tokens_per_s"] > 0 and set(record["rope_call_us"]) == {"fused_checked", "eager_unchecked"}
+
+
+def test_decode_parameter_counts_are_about_3m_and_80m():
+    hf, ours, _ = decode_speed.build_pair(decode_speed.SIZES["3M"], torch.device("cpu"))
+    assert 2.5e6 < sum(p.numel() for p in hf.parameters()) == sum(p.numel() for p in ours.parameters()) < 3.5e6
+    config = decode_speed.SIZES["80M"]
+    d, f, layers, vocab = config["hidden_size"], config["intermediate_size"], config["num_hidden_layers"], config["vocab_size"]
+    assert 75e6 < layers * (4 * d * d + 3 * d * f + 2 * d) + 2 * vocab * d + d < 85e6  # the same count, without building it
+
+
+def test_decode_comparison_sees_a_model_that_decodes_other_tokens(monkeypatch):
+    build = decode_speed.build_pair
+
+    def one_weight_off(*args, **kwargs):
+        hf, ours, config = build(*args, **kwargs)
+        with torch.no_grad():
+            ours.output.weight[3] += 10.0  # token 3 now wins every step
+        return hf, ours, config
+
+    monkeypatch.setattr(decode_speed, "build_pair", one_weight_off)
+    assert decode_speed.compare("3M", torch.device("cpu"), rounds=1)["identical_tokens"] is False
+
+
 def test_a_tiny_run_writes_the_documented_json(tmp_path, capsys):
-    main(["--seq-lens", "16", "--dtypes", "fp32", "--devices", "cpu", "--repeats", "1", "--warmup", "1", "--output-dir", str(tmp_path)])
+    main([
+        "--seq-lens", "16", "--dtypes", "fp32", "--devices", "cpu", "--repeats", "1", "--warmup", "1",
+        "--decode-sizes", "3M", "--decode-rounds", "1", "--output-dir", str(tmp_path),
+    ])
     printed = capsys.readouterr().out
-    assert "rope_lib_fused" in printed and "x copy" in printed
+    assert "rope_lib_fused" in printed and "x copy" in printed and "rope_lib tok/s" in printed
     report = json.loads((tmp_path / "bench_cpu.json").read_text())
-    for key in ("date", "machine", "versions", "method", "impls", "results", "permutation", "roofline", "pitfalls", "kernels"):
+    for key in ("date", "machine", "versions", "method", "impls", "results", "permutation", "roofline", "pitfalls", "kernels", "decode"):
         assert key in report
+    (decode,) = report["decode"]
+    check_decode(decode, "3M", rounds=1)
     assert report["versions"]["torch"] == torch.__version__
     assert set(report["impls"]) >= OWN_IMPLS | PEER_IMPLS
     check_records(report, {"cpu"}, {"fp32"}, {16})
@@ -75,10 +112,13 @@ def test_committed_results_come_from_a_full_default_run(device):
     path = DATA_DIR / f"bench_{device}.json"
     assert path.exists(), "run `make bench` and commit book/data/bench_cpu.json"
     report = load_report(path)
-    assert report["command"] == "python -m rope_lib.bench"  # the defaults: every S, dtype and peer
+    assert report["command"] == "python -m benchmarks.rope_speed"  # the defaults: every S, dtype and peer
     assert report["method"]["repeats"] == 15 and report["method"]["warmup"] == 2
     check_records(report, {device}, set(bench.DTYPES), set(bench.SEQ_LENS))
     assert report["pitfalls"]["bf16"]["seq_len"] == bench.PITFALL_SEQ_LEN
+    assert [r["size"] for r in report["decode"]] == list(decode_speed.SIZES)
+    for record in report["decode"]:
+        check_decode(record, record["size"], rounds=decode_speed.ROUNDS[record["size"]])
 
 
 def test_speed_figure_is_drawn_from_the_report_and_described():

@@ -1,4 +1,4 @@
-"""Figures of chapter "Implementations and speed": the benchmark of `rope_lib.bench`, read from its JSON report."""
+"""Figures of chapter "Implementations and speed": the benchmark of `make bench`, read from its JSON report."""
 
 from __future__ import annotations
 
