@@ -58,3 +58,39 @@ def test_every_fused_kernel_on_cuda_matches_the_cpu_rotation(dtype, atol, layout
         in_place = x_gpu.clone()
         rotate_pairs_fused(in_place, cos_gpu, sin_gpu, layout=layout, kernel=kernel, out=in_place)
         torch.testing.assert_close(in_place.cpu(), want, rtol=0, atol=atol, msg=lambda m: f"kernel {kernel}, in place: {m}")
+
+
+def _tiny_llama(device):
+    """A random Hugging Face Llama with grouped-query heads, built from a config (nothing is downloaded)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=97, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64
+    )
+    return LlamaForCausalLM(config).to(device).eval(), config
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_the_whole_model_on_cuda_matches_hugging_face_and_the_cpu(layout):
+    from rope_lib import Model
+
+    hf, config = _tiny_llama("cuda")
+    ours = Model.from_hf_state_dict(hf.state_dict(), config, layout=layout, device="cuda")
+    on_cpu = Model.from_hf_state_dict({k: v.cpu() for k, v in hf.state_dict().items()}, config, layout=layout, device="cpu")
+    tokens = torch.randint(0, config.vocab_size, (2, 20), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        theirs = hf(tokens.cuda()).logits
+    mine = ours(tokens.cuda(), use_cache=False)
+    torch.testing.assert_close(mine, theirs, rtol=0, atol=1e-4)
+    torch.testing.assert_close(mine.cpu(), on_cpu(tokens, use_cache=False), rtol=0, atol=1e-4)
+    prompt = tokens[:1, :7].cuda()
+    want = hf.generate(prompt, max_new_tokens=20, min_new_tokens=20, do_sample=False)[:, 7:]
+    assert torch.equal(ours.generate(prompt, 20), want)
+
+
+def test_whole_model_decoding_is_timed_on_cuda_with_the_same_tokens():
+    from benchmarks import decode_speed
+
+    record = decode_speed.compare("3M", torch.device("cuda"), rounds=1)
+    assert record["device"] == "cuda" and record["identical_tokens"] and record["tokens_made"] == [128, 128]
