@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
-from paths import ROOT, chapters, pages
+from paths import ROOT, chapters, pages, pdf_name
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import student_notebooks  # noqa: E402
@@ -30,8 +29,8 @@ CODE_LINE_LENGTHS = range(12, 71)
 
 
 def stem() -> str:
-    """The LaTeX document's name, latex_documents' targetname in _config.yml, without its suffix."""
-    return Path(yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"]).stem
+    """The LaTeX document's name, without its suffix: its .tex, .log, .aux, .toc and .pdf share it."""
+    return Path(pdf_name()).stem
 
 
 @pytest.fixture(scope="module")
