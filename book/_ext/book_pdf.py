@@ -13,7 +13,10 @@ For the LaTeX build, one pass over the assembled book (the root page with every 
    the PDF prints its outputs alone (remove-input and remove-cell cells never reach any output).
 3. Solutions. The PDF is the students' printed book: the exercises keep their statements and hints, and their
    solutions (sphinx-exercise's `solution` blocks, between `solution-start` and `solution-end`) are left out. They
-   are on the website, in each chapter's notebook, and in the teacher's guide's marking notes.
+   are on the website and in each chapter's executed notebook.
+4. Links to exercises. sphinx-exercise labels an exercise `exercise:<label>` in LaTeX, while a `{ref}` to it (the
+   teacher's guide's homework table) points at `<page>:<label>`, as a reference to any other target does; each
+   exercise gets that label too, so the PDF's links to exercises land on them.
 
 For the HTML build: the website offers the PDF. The build copies it from the LaTeX build's folder beside the HTML
 folder (`_build/latex`) into the site's root, and every page's download menu links it; without that PDF the HTML build
@@ -30,7 +33,7 @@ from sphinx import addnodes
 from sphinx.errors import ExtensionError
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.texescape import escape
-from sphinx_exercise.nodes import solution_node
+from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, solution_node
 
 HIDDEN_INPUT_MODES = ("input", "input+output", "all")
 """MyST-NB's `hide_mode` of cells tagged hide-input, hide-input and hide-output together, and hide-cell."""
@@ -49,6 +52,7 @@ class PrintedBook(SphinxPostTransform):
     def run(self, **kwargs) -> None:
         self.hide_hidden_inputs()
         self.leave_out_solutions()
+        self.label_the_exercises()
         self.mark_the_matter()
 
     def hide_hidden_inputs(self) -> None:
@@ -60,6 +64,12 @@ class PrintedBook(SphinxPostTransform):
     def leave_out_solutions(self) -> None:
         for solution in list(self.document.findall(solution_node)):
             solution.parent.remove(solution)
+
+    def label_the_exercises(self) -> None:
+        for page in self.document.findall(addnodes.start_of_file):
+            for exercise in list(page.findall(lambda node: isinstance(node, (exercise_node, exercise_enumerable_node)))):
+                labels = "".join(rf"\label{{\detokenize{{{page['docname']}:{label}}}}}" for label in exercise["ids"])
+                exercise.parent.insert(exercise.parent.index(exercise), latex(rf"\phantomsection{labels}"))
 
     def mark_the_matter(self) -> None:
         root = self.config.root_doc

@@ -50,11 +50,12 @@ def text_lines(text: str) -> set[str]:
     return {line.strip() for line in text.splitlines()}
 
 
-def test_xelatex_reports_no_error_and_no_missing_character(latex):
+def test_xelatex_reports_no_error_no_missing_character_and_no_undefined_reference(latex):
     log = (latex / f"{stem()}.log").read_text(errors="replace")
     assert "Output written on" in log
     assert not [line for line in log.splitlines() if line.startswith("!")]
     assert not [line for line in log.splitlines() if "Missing character" in line]
+    assert "There were undefined references" not in log and "undefined on input line" not in log
 
 
 def test_no_reference_is_left_unresolved(text):
