@@ -92,7 +92,7 @@ class PrintedBook(SphinxPostTransform):
                 markup.append(rf"\part{{{escape(toctree['caption'])}}}")
             wrapper.parent.insert(wrapper.parent.index(wrapper), latex("\n".join(markup)))
         if not numbered_seen:
-            raise ExtensionError(f"book_pdf: no part of _toc.yml is numbered (numbered: 1): the PDF has no main matter")
+            raise ExtensionError("book_pdf: no part of _toc.yml is numbered (numbered: 1): the PDF has no main matter")
 
     @staticmethod
     def open_with_a_preface(title_section: nodes.section) -> None:
