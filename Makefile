@@ -34,7 +34,9 @@ $(REVEAL_STAMP): | $(BIN)/python
 
 # The site, with one reveal.js deck per tagged chapter in _build/html/_static/slides/: the book build
 # writes them itself (the `slides` extension, book/_ext/slides.py), so decks and pages never disagree.
-book: $(BOOK_DEPS) $(LIB_STAMP) $(REVEAL_STAMP)
+# The PDF first: the site offers it for download (book/_ext/book_pdf.py copies it in); the HTML build
+# reuses the cells the PDF build executed.
+book: pdf $(REVEAL_STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
 # The decks are made from the notebooks the book build executed: `make slides` is `make book`.
@@ -42,6 +44,7 @@ slides: book
 
 test: $(TEST_DEPS) $(REVEAL_STAMP)
 	bash tests/install_chromium.sh
+	bash tests/install_tex.sh
 	$(BIN)/python -m pytest
 
 # RoPE implementations timed against a copy of the same bytes (benchmarks/rope_speed.py), then whole-model decoding against Hugging Face (benchmarks/decode_speed.py): prints the tables and
@@ -53,7 +56,7 @@ bench: $(TEST_DEPS)
 # from the notebooks of the execution cache; the TeX packages come from Debian (tests/install_tex.sh).
 pdf: $(BOOK_DEPS) $(LIB_STAMP)
 	bash tests/install_tex.sh
-	$(BIN)/jupyter-book build . --builder pdflatex
+	$(BIN)/jupyter-book build . -W -n --keep-going --builder pdflatex
 
 serve:
 	@test -d _build/html || { echo "no site yet: run 'make book' first"; exit 1; }

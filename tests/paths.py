@@ -27,3 +27,11 @@ def pages() -> list[str]:
 def chapters() -> list[str]:
     """The chapters in _toc.yml order, as paths without .md (e.g. "book/rope_2d")."""
     return [page for page in pages()[1:] if page not in NOT_CHAPTERS]
+
+
+def pdf_name() -> str:
+    """The book's PDF (`make pdf`, and the site's copy): latex_documents' targetname in _config.yml, .tex → .pdf."""
+    import yaml
+
+    target = yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"]
+    return str(Path(target).with_suffix(".pdf"))

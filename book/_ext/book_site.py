@@ -15,9 +15,11 @@ while executing the chapter is copied beside the sources.
 
 4. A chapter with exercises also offers its student edition there, the notebook
 without the solutions that student_notebooks.py writes beside the sources, and
-its Binder button opens that edition (binder/postBuild writes it on Binder).
+its Binder and JupyterHub buttons open that edition (binder/postBuild writes it
+on Binder; on a hub, the README says how).
 """
 
+import re
 import shutil
 from pathlib import Path
 
@@ -25,6 +27,8 @@ from student_notebooks import offers_a_student_edition, student_notebook_name
 
 EXECUTED_NOTEBOOKS = "jupyter_execute"
 """Where MyST-NB writes each executed notebook, beside the HTML output folder."""
+STUDENT_LAUNCHERS = ("Binder", "JupyterHub")
+"""The launch buttons that open a chapter's student edition: the theme's urlpath ends in the chapter's source."""
 
 
 def keep_first_copy_of_each_script(app, pagename, templatename, context, doctree):
@@ -68,10 +72,10 @@ def offer_the_student_edition(app, pagename, templatename, context, doctree):
         "tooltip": "Download the student notebook (the exercises without their solutions)", "icon": "fas fa-pencil",
         "label": "download-student-notebook-button",
     })
-    source = f"{pagename}{Path(app.env.doc2path(pagename)).suffix}"
+    source = re.escape(f"{pagename}{Path(app.env.doc2path(pagename)).suffix}")
     for button in buttons_of_group(context, "launch-buttons"):
-        if button.get("text") == "Binder" and button["url"].endswith(source):
-            button["url"] = button["url"][: -len(source)] + student
+        if button.get("text") in STUDENT_LAUNCHERS:
+            button["url"] = re.sub(rf"(urlpath=[^&]*/){source}(?=&|$)", lambda m: m.group(1) + student, button["url"])
 
 
 def copy_executed_notebooks(app, exception):

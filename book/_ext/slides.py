@@ -16,7 +16,7 @@ kernel-free form (the site's script and style are inlined into the deck).
 
 The decks go to `<html>/_static/slides/<chapter>.slides.html`: static files of the
 site, like its scripts, not pages of the book (the site's page-by-page browser
-checks are written for book pages; tests/test_slides.py checks the decks). They
+checks are written for book pages; tests/book_site/test_slides.py checks the decks). They
 load nothing from another host: reveal.js (installed from npm by the Makefile,
 copied to `_static/slides/reveal.js/`) and MathJax (the site's own copy in
 `_static/mathjax`) are local, so a classroom without network can present from

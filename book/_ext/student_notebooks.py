@@ -74,6 +74,23 @@ def exercises_of(source: str) -> list[Exercise]:
     return found
 
 
+SOLUTION_MARKUP = re.compile(r"^(```|:::|:class:|:tags:|\+\+\+)")
+"""Lines of a solution that are its directives, not its content."""
+
+
+def solution_only_lines(source: str) -> set[str]:
+    """The lines that only the solutions of a chapter's MyST source hold, stripped: every line of a solution block,
+    less its markup and the lines found outside every solution block. No edition without the solutions (the student
+    notebook, the PDF) may show one; the tests look for them there."""
+    blocks = [exercise.solution_block for exercise in exercises_of(source)]
+    outside = source
+    for block in blocks:
+        outside = outside.replace(block, "")
+    elsewhere = {line.strip() for line in outside.splitlines()}
+    return {line.strip() for block in blocks for line in block.splitlines()
+            if line.strip() and not SOLUTION_MARKUP.match(line.strip())} - elsewhere
+
+
 def code_cell(tag: str, code: str) -> str:
     return f"```{{code-cell}} ipython3\n:tags: [{tag}]\n\n{code}\n```\n"
 

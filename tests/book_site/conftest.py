@@ -21,11 +21,12 @@ CHROMIUM_ARGS = [
 """Headless, as root, and quiet on the network: no background requests to any other host."""
 
 
-def _build_book(source: Path, output: Path) -> subprocess.CompletedProcess:
-    """`jupyter-book build` as `make book` runs it, into `output`, with a fresh execution cache there."""
+def _build_book(source: Path, output: Path, builder: str = "html") -> subprocess.CompletedProcess:
+    """`jupyter-book build` as `make book` (or, with builder "pdflatex", `make pdf`) runs it, into `output`, with a
+    fresh execution cache there."""
     jupyter_book = str(Path(sys.executable).parent / "jupyter-book")
     return subprocess.run(
-        [jupyter_book, "build", str(source), "-W", "-n", "--keep-going", "--path-output", str(output)],
+        [jupyter_book, "build", str(source), "-W", "-n", "--keep-going", "--builder", builder, "--path-output", str(output)],
         capture_output=True, text=True, timeout=3600,
     )
 
@@ -37,11 +38,25 @@ def build_book():
 
 
 @pytest.fixture(scope="session")
-def built_book(tmp_path_factory):
-    """The whole book built once per test session, shared by the build test and the browser tests."""
-    output = tmp_path_factory.mktemp("book")
-    result = _build_book(ROOT, output)
-    return result, output / "_build" / "html"
+def book_output(tmp_path_factory) -> Path:
+    """The folder the session's builds of the whole book write into (its `_build/`, the execution cache included)."""
+    return tmp_path_factory.mktemp("book")
+
+
+@pytest.fixture(scope="session")
+def built_pdf(book_output):
+    """The whole book as one PDF, built once per test session as `make pdf` builds it: (result, the LaTeX folder)."""
+    result = _build_book(ROOT, book_output, builder="pdflatex")
+    return result, book_output / "_build" / "latex"
+
+
+@pytest.fixture(scope="session")
+def built_book(book_output, built_pdf):
+    """The whole book built once per test session as `make book` builds it, the PDF first (the site offers it, and the
+    site's build reuses the cells the PDF's build executed), shared by the build test and the browser tests."""
+    pdf, _ = built_pdf
+    result = _build_book(ROOT, book_output) if pdf.returncode == 0 else pdf
+    return result, book_output / "_build" / "html"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

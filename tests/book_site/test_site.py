@@ -7,6 +7,7 @@ recorded, so a page that needs the network fails here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -14,7 +15,7 @@ from urllib.parse import unquote, urldefrag, urljoin, urlparse
 
 import pytest
 
-from paths import ROOT
+from paths import ROOT, pages, pdf_name
 
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 DARK_SCREENSHOTS = SCREENSHOTS / "dark"
@@ -330,8 +331,8 @@ class _Anchors(HTMLParser):
             self.links.append(attrs["href"])
 
 
-def test_every_internal_link_and_anchor_resolves(site):
-    html, _ = site
+def broken_links(html: Path) -> list[str]:
+    """Links of the site's pages to a file it lacks, or to an anchor missing from the page they name."""
     parsed = {}
     for name in site_pages(html):
         parser = _Anchors()
@@ -348,7 +349,31 @@ def test_every_internal_link_and_anchor_resolves(site):
                 broken.append(f"{name}: {href} (no file {target})")
             elif fragment and target.endswith(".html") and unquote(fragment) not in parsed.get(target, _Anchors()).ids:
                 broken.append(f"{name}: {href} (no anchor #{fragment} in {target})")
+    return broken
+
+
+def test_every_internal_link_and_anchor_resolves(site):
+    html, _ = site
+    broken = broken_links(html)
     assert not broken, "\n".join(broken)
+
+
+def test_a_link_to_a_missing_file_is_broken(tmp_path):
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "intro.html").write_text(f'<a href="../{pdf_name()}">Download the book as PDF</a><a href="#top">up</a><p id="top">')
+    assert broken_links(tmp_path) == [f"book/intro.html: ../{pdf_name()} (no file {pdf_name()})"]
+    (tmp_path / pdf_name()).write_bytes(b"%PDF-1.5")
+    assert broken_links(tmp_path) == []
+
+
+def test_every_page_offers_the_book_as_pdf(site):
+    """Each page's download menu links the book's PDF, the introduction says so in words, and the site holds it."""
+    html, _ = site
+    assert (html / pdf_name()).read_bytes().startswith(b"%PDF-")
+    for page in pages():
+        depth = page.count("/")
+        assert f'href="{"../" * depth}{pdf_name()}"' in (html / f"{page}.html").read_text(), f"{page}: no link to the PDF"
+    assert re.search(rf'<a [^>]*href="\.\./{re.escape(pdf_name())}"[^>]*>Download the book as PDF</a>', (html / "book" / "intro.html").read_text())
 
 
 def test_every_chapter_offers_its_executed_notebook(site):

@@ -40,11 +40,6 @@ def tagged_slides(chapter: str) -> int:
     return sum(slides.slide_type(cell) in ("slide", "subslide") for cell in notebook.cells)
 
 
-def first_part_chapters() -> list[str]:
-    """The teaching chapters, _toc.yml's first part: the chapters the lectures present."""
-    return [entry["file"] for entry in toc_parts()[0]["chapters"]]
-
-
 def slides_of(notebook) -> list[list]:
     """The notebook's cells grouped by slide: each group starts at a slide- or subslide-tagged cell and runs to the
     next one (the cells before the first slide belong to none)."""
@@ -150,14 +145,14 @@ def test_every_lecture_chapter_tags_its_slides():
         assert tagged_slides(chapter) in SLIDES_PER_DECK, f"{chapter}: {tagged_slides(chapter)} slides tagged"
 
 
-def test_every_slide_of_every_lecture_deck_has_speaker_notes():
-    """A teacher presses S on any slide of a lecture deck and finds what to say: each slide- or subslide-tagged cell
-    of the first part's chapters is followed, before the next slide, by a notes cell."""
+def test_every_slide_of_every_deck_has_speaker_notes():
+    """A teacher presses S on any slide of any deck and finds what to say: each slide- or subslide-tagged cell of
+    every chapter with a deck (the appendix's included) is followed, before the next slide, by a notes cell."""
     import jupytext
 
-    assert len(first_part_chapters()) >= 8
+    assert len(slide_chapters()) >= 8 and set(lecture_chapters()) <= set(slide_chapters())
     missing = {}
-    for chapter in first_part_chapters():
+    for chapter in slide_chapters():
         lacking = slides_without_notes(jupytext.read(ROOT / f"{chapter}.md"))
         if lacking:
             missing[chapter] = lacking
@@ -232,10 +227,10 @@ def test_every_tagged_chapter_has_a_deck_with_the_slides_its_tags_ask_for(decks)
 
 
 @pytest.mark.slow
-def test_every_slide_of_a_lecture_deck_carries_its_notes(decks):
-    """In the built decks, every slide of a first-part chapter holds an <aside class="notes">, which reveal.js shows on S."""
+def test_every_slide_of_every_deck_carries_its_notes(decks):
+    """In the built decks, every slide holds an <aside class="notes">, which reveal.js shows on S."""
     folder, _ = decks
-    for chapter in first_part_chapters():
+    for chapter in slide_chapters():
         html = (folder / f"{chapter.split('/')[-1]}.slides.html").read_text()
         sections = re.findall(r"<section[^>]*>(?!\s*<section)(.*?)</section>", html, re.S)
         assert len(sections) == slides.count_slides(html)

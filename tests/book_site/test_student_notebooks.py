@@ -18,25 +18,12 @@ from paths import ROOT, chapters
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import student_notebooks  # noqa: E402
 
-MARKUP = re.compile(r"^(```|:::|:class:|:tags:|\+\+\+)")
-"""Lines of a solution that are its directives, not its content."""
-
-
 def source(chapter: str) -> str:
     return (ROOT / f"{chapter}.md").read_text()
 
 
 def solution_lines(chapter: str) -> set[str]:
-    """The lines that only solutions hold: every line of a solution block, less markup and lines found elsewhere in
-    the chapter (outside every solution block)."""
-    text = source(chapter)
-    blocks = [exercise.solution_block for exercise in student_notebooks.exercises_of(text)]
-    outside = text
-    for block in blocks:
-        outside = outside.replace(block, "")
-    elsewhere = {line.strip() for line in outside.splitlines()}
-    return {line.strip() for block in blocks for line in block.splitlines()
-            if line.strip() and not MARKUP.match(line.strip())} - elsewhere
+    return student_notebooks.solution_only_lines(source(chapter))
 
 
 def tagged(notebook, tag: str) -> list:
@@ -136,3 +123,56 @@ def test_the_site_offers_each_student_edition_and_binder_opens_it(built_book):
         assert f"urlpath=lab/tree/{name}" in page, f"{chapter}: the Binder button should open {name}"
         notebook = nbformat.read(html / "_sources" / name, as_version=4)
         assert not solution_lines_in(notebook, chapter)
+
+
+HUB = "https://hub.example.edu"
+"""A teacher's JupyterHub, as `launch_buttons: jupyterhub_url:` in _config.yml names one (empty there by default)."""
+
+
+def launch_menu(chapter: str, folder) -> dict[str, str]:
+    """A chapter page's launch menu, button text → address, as sphinx-book-theme builds it from _config.yml with
+    HUB set, and as book_site.py then leaves it."""
+    from types import SimpleNamespace
+
+    import yaml
+    from jupyter_book.config import yaml_to_sphinx
+    from sphinx_book_theme.header_buttons.launch import add_launch_buttons
+
+    import book_site
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    config["launch_buttons"]["jupyterhub_url"] = HUB
+    theme = yaml_to_sphinx(config)[0]["html_theme_options"]  # (the settings of _config.yml's own sections, …)
+    provider_url, org, repo = theme["repository_url"].rstrip("/").rsplit("/", 2)
+    executed = folder / "jupyter_execute" / f"{chapter}.ipynb"  # the theme copies the executed notebook into _sources
+    executed.parent.mkdir(parents=True)
+    executed.write_text("{}")
+    app = SimpleNamespace(
+        config={"html_theme_options": theme}, outdir=str(folder / "html"),
+        env=SimpleNamespace(doc2path=lambda name: str(ROOT / f"{name}.md"), metadata={chapter: {"kernelspec": {"name": "python3"}}}),
+    )
+    context = {"pagename": chapter, "sourcename": f"{chapter}.md", "header_buttons": [], "pathto": lambda name, resource=0: name,
+               "github_url": provider_url, "github_user": org, "github_repo": repo}
+    add_launch_buttons(app, chapter, "page.html", context, None)
+    book_site.offer_the_student_edition(app, chapter, "page.html", context, None)
+    return {button["text"]: button.get("url") for button in book_site.buttons_of_group(context, "launch-buttons")}
+
+
+def test_binder_and_a_jupyterhub_open_the_student_edition(tmp_path):
+    """Binder (binder/postBuild writes the student editions) and a teacher's JupyterHub (nbgitpuller clones the
+    repository into a folder named after it, and opens the path given) both open book/<chapter>.student.ipynb."""
+    from urllib.parse import parse_qs, urlparse
+
+    import yaml
+
+    chapter = "book/rope_2d"
+    student = f"{chapter}{student_notebooks.SUFFIX}"
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    menu = launch_menu(chapter, tmp_path)
+    assert menu["Binder"].endswith(f"/{repository['branch']}?urlpath=lab/tree/{student}"), menu["Binder"]
+    hub = urlparse(menu["JupyterHub"])
+    assert f"{hub.scheme}://{hub.netloc}" == HUB and hub.path == "/hub/user-redirect/git-pull"
+    assert parse_qs(hub.query) == {
+        "repo": [repository["url"]], "branch": [repository["branch"]],
+        "urlpath": [f"lab/tree/{repository['url'].rstrip('/').rsplit('/', 1)[1]}/{student}"],
+    }
