@@ -120,7 +120,10 @@ def student_notebook(chapter: Path):
     """The student edition of a chapter (a MyST notebook .md), as an nbformat notebook."""
     import jupytext
 
-    return jupytext.reads(student_source(chapter.read_text()), fmt="md:myst")
+    notebook = jupytext.reads(student_source(chapter.read_text()), fmt="md:myst")
+    for number, cell in enumerate(notebook.cells):  # ids from the order, not random: the same source, the same file
+        cell["id"] = f"{chapter.stem}-{number}"
+    return notebook
 
 
 def write_student_notebook(chapter: Path, target: Path) -> None:

@@ -159,7 +159,7 @@ def launch_menu(chapter: str, folder) -> dict[str, str]:
 
 
 def test_binder_and_a_jupyterhub_open_the_student_edition(tmp_path):
-    """Binder (binder/postBuild writes the student editions) and a teacher's JupyterHub (nbgitpuller clones the
+    """Binder and a teacher's JupyterHub (nbgitpuller clones the
     repository into a folder named after it, and opens the path given) both open book/<chapter>.student.ipynb."""
     from urllib.parse import parse_qs, urlparse
 
@@ -176,3 +176,22 @@ def test_binder_and_a_jupyterhub_open_the_student_edition(tmp_path):
         "repo": [repository["url"]], "branch": [repository["branch"]],
         "urlpath": [f"lab/tree/{repository['url'].rstrip('/').rsplit('/', 1)[1]}/{student}"],
     }
+
+
+def test_the_committed_student_editions_are_the_chapters_own():
+    """book/<chapter>.student.ipynb is committed (a JupyterHub's clone runs no set-up script) and must be what
+    student_notebooks.py makes of the chapter today: run `python book/_ext/student_notebooks.py` after an edit."""
+    made = {chapter.with_name(chapter.stem + student_notebooks.SUFFIX): chapter for chapter in student_notebooks.chapters_of_the_book(ROOT)}
+    assert set((ROOT / "book").glob(f"*{student_notebooks.SUFFIX}")) == set(made)
+    stale = [path.name for path, chapter in made.items() if path.read_text() != nbformat.writes(student_notebooks.student_notebook(chapter)) + "\n"]
+    assert not stale, f"stale student editions {stale}: run `python book/_ext/student_notebooks.py`"
+
+
+def test_an_edited_chapter_makes_its_committed_student_edition_stale(tmp_path):
+    chapter = ROOT / "book" / "rope_2d.md"
+    edited = tmp_path / "book" / chapter.name
+    edited.parent.mkdir()
+    edited.write_text(chapter.read_text().replace("## Exercises", "## Exercises\n\nOne more sentence.", 1))
+    committed = chapter.with_name(chapter.stem + student_notebooks.SUFFIX).read_text()
+    assert committed == nbformat.writes(student_notebooks.student_notebook(chapter)) + "\n"
+    assert committed != nbformat.writes(student_notebooks.student_notebook(edited)) + "\n"
