@@ -32,7 +32,7 @@ from rope_lib import POSITION_ENCODINGS, default_device
 from rope_lib.teach.attention_probe import attention_weights, best_offset_head
 from rope_lib.teach.experiment_report import EXPERIMENT_FILE, LENGTH_MULTIPLES, check_report
 from rope_lib.teach.length_generalisation import TEST_TIME_RULES, accuracy, rescaled
-from rope_lib.teach.position_tasks import CopyTask, LookbackTask
+from rope_lib.teach.position_tasks import TASKS
 from rope_lib.teach.training import BETAS, LEARNING_RATE, WEIGHT_DECAY, model_for_task, train_model
 
 TRAINED_LEN = 32
@@ -54,7 +54,8 @@ PROBE_SEED = 20_000
 
 
 def tasks() -> dict:
-    return {"copy": CopyTask(), "lookback": LookbackTask()}
+    """Every task of `TASKS`, with its default settings."""
+    return {name: make() for name, make in TASKS.items()}
 
 
 def curve(losses, every: int) -> list[float]:
