@@ -31,7 +31,7 @@ from benchmarks.rope_speed import DATA_DIR, machine_info, package_versions
 from rope_lib import POSITION_ENCODINGS, default_device
 from rope_lib.teach.attention_probe import attention_weights, best_offset_head
 from rope_lib.teach.experiment_report import EXPERIMENT_FILE, LENGTH_MULTIPLES, check_report
-from rope_lib.teach.length_generalisation import TEST_TIME_RULES, accuracy, rescaled
+from rope_lib.teach.length_generalisation import EVAL_SEED, TEST_TIME_RULES, accuracy, rescaled
 from rope_lib.teach.position_tasks import TASKS
 from rope_lib.teach.training import BETAS, LEARNING_RATE, WEIGHT_DECAY, model_for_task, train_model
 
@@ -47,8 +47,6 @@ SEEDS = (0, 1, 2)
 CURVE_EVERY = 20
 """The learning curve keeps the mean training loss of each window of 20 steps."""
 EVAL_SEQUENCES = 256
-EVAL_SEED = 10_000
-"""Evaluation sequences come from their own seed, one no training batch uses."""
 PROBE_SEQUENCES = 64
 PROBE_SEED = 20_000
 

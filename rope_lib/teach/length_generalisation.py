@@ -23,6 +23,10 @@ TEST_TIME_RULES = {"pi": "linear", "ntk": "ntk", "yarn": "yarn"}
 position interpolation (Chen et al. 2023), NTK-aware scaling, YaRN (Peng et al. 2023)."""
 
 
+EVAL_SEED = 10_000
+"""The seed of the evaluation sequences by default: one that no training run of the book uses for its batches."""
+
+
 def _device_of(model: nn.Module) -> torch.device:
     parameter = next(model.parameters(), None)
     if parameter is None:
@@ -40,7 +44,7 @@ def prediction_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> tuple[in
     return int(right.sum()), int(asked.sum())
 
 
-def accuracy(model: nn.Module, task, *, seq_len: int, n_sequences: int = 256, batch_size: int = 64, seed: int = 10_000) -> float:
+def accuracy(model: nn.Module, task, *, seq_len: int, n_sequences: int = 256, batch_size: int = 64, seed: int = EVAL_SEED) -> float:
     """The share of asked positions that `model` (called as model(tokens, use_cache=False) → logits) answers right,
     over n_sequences fresh sequences of seq_len tokens drawn from `seed` (by default not a training seed)."""
     seq_len = require_positive_int(seq_len, "seq_len")
