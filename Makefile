@@ -10,7 +10,7 @@ PORT ?= 8000
 REVEAL_VERSION := 4.6.0
 REVEAL_STAMP := $(VENV)/reveal.js/.reveal-$(REVEAL_VERSION)
 
-.PHONY: book slides test serve bench pdf clean
+.PHONY: book slides test serve bench experiments pdf clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,11 @@ test: $(TEST_DEPS) $(REVEAL_STAMP)
 # writes book/data/bench_<device>.json. The peers it times (transformers, llama-models, …) are test extras.
 bench: $(TEST_DEPS)
 	$(BIN)/python -m benchmarks.rope_speed
+
+# Five position encodings trained on two tasks that need position and asked at 1×, 2× and 4× the trained length
+# (benchmarks/position_encodings.py): writes book/data/experiments.json, which chapter "RoPE in a trained model" reads.
+experiments: $(BOOK_DEPS)
+	$(BIN)/python -m benchmarks.position_encodings
 
 # The whole book as one PDF, _build/latex/rope-from-first-principles.pdf, with Sphinx's LaTeX writer and XeLaTeX,
 # from the notebooks of the execution cache; the TeX packages come from Debian (tests/install_tex.sh).

@@ -22,6 +22,7 @@ from rope_lib.teach.exercises import (
     check_bf16_position_error,
     check_first_below_half,
     check_longrope_frequencies,
+    check_offset_weight,
     check_permute_rows,
     check_rope_half,
     check_rope_pairs,
@@ -171,6 +172,11 @@ def axial_rotate(x, h, w):
     return out
 
 
+def offset_weight(weights, offset):
+    t = np.arange(offset, len(weights))
+    return weights[t, t - offset].mean()
+
+
 REFERENCES = [
     (check_rope_pairs, rope_pairs),
     (check_attention_by_hand, attention_by_hand),
@@ -187,6 +193,7 @@ REFERENCES = [
     (check_b_m, b_m),
     (check_longrope_frequencies, longrope_frequencies),
     (check_axial_rotate, axial_rotate),
+    (check_offset_weight, offset_weight),
 ]
 
 
@@ -767,3 +774,33 @@ def test_axial_rotate_hints():
     for wrong in (swapped, alternating, half_layout, clockwise, scaled):
         hint = check_axial_rotate(wrong).message
         assert "np.cos" not in hint and "concatenate" not in hint  # no code of the answer
+
+
+def test_offset_weight_hints():
+    def above(weights, offset):
+        return np.diagonal(weights, offset).mean()
+
+    def summed(weights, offset):
+        t = np.arange(offset, len(weights))
+        return weights[t, t - offset].sum()
+
+    def over_all_rows(weights, offset):
+        t = np.arange(offset, len(weights))
+        return weights[t, t - offset].sum() / len(weights)
+
+    def from_the_wrong_query(weights, offset):
+        t = np.arange(offset + 1, len(weights))
+        return weights[t, t - offset].mean()
+
+    def transposed(weights, offset):
+        t = np.arange(offset, len(weights))
+        return weights[t - offset, t].mean()  # the same numbers as `above`
+
+    assert failed(check_offset_weight(above), "direction", "below the main diagonal")
+    assert failed(check_offset_weight(summed), "a mean, not a sum")
+    assert failed(check_offset_weight(over_all_rows), "average over those")
+    assert failed(check_offset_weight(from_the_wrong_query), "start at query t")
+    assert failed(check_offset_weight(transposed), "rows are queries and columns keys", "below the main diagonal")
+    assert failed(check_offset_weight(lambda weights, offset: None), "returned None")
+    for wrong in (above, summed, over_all_rows, from_the_wrong_query, transposed):
+        assert "np.arange" not in check_offset_weight(wrong).message  # no code of the answer

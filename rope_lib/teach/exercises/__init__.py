@@ -26,6 +26,7 @@ from .longer_contexts import check_rotate_cache
 from .why_rope_works import check_b_m
 from .rope_variants import check_longrope_frequencies
 from .rope_for_images import check_axial_rotate
+from .trained_models import check_offset_weight
 
 __all__ = [
     "CheckResult",
@@ -44,4 +45,5 @@ __all__ = [
     "check_b_m",
     "check_longrope_frequencies",
     "check_axial_rotate",
+    "check_offset_weight",
 ]

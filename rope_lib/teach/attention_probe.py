@@ -1,0 +1,95 @@
+"""What a trained model attends to: every layer's and head's softmax weights, and a score that finds a head
+attending by a fixed relative offset (chapter "RoPE in a trained model").
+
+The weights are computed from the model's own modules: the input of each attention block is the output of its
+`attention_norm` (caught with a forward hook during one ordinary pass), and `Attention.scores` turns it into
+q_m·k_n/√D at positions 0 … T − 1 (ALiBi's bias included); the causal mask and a softmax over the keys give the
+weights a_(t,n) the block used.
+
+A head attends by offset o when, query after query, its weight sits on the key o positions back: the mean of
+a_(t, t−o) over the queries t is near 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..attention import causal_mask
+from ..checks import require_non_negative_int, require_positive_int
+from ..model import Model
+
+OFFSET_HEAD_THRESHOLD = 0.5
+"""A head counts as attending by offset o when, on average over its queries, at least half of its weight goes to
+the one key o positions back: more than to all the others together."""
+
+
+def attention_weights(model: Model, tokens: torch.Tensor) -> torch.Tensor:
+    """The softmax weights of every layer and head for a batch of tokens (B, T) at positions 0 … T − 1:
+    (n_layers, B, H, T, T), float32 or better, on the CPU; row t of each map sums to 1 over keys 0 … t."""
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a rope_lib.Model, got {type(model).__name__}")
+    inputs = []
+    hooks = [layer.attention_norm.register_forward_hook(lambda _module, _args, out: inputs.append(out)) for layer in model.layers]
+    try:
+        with torch.no_grad():
+            model(tokens, use_cache=False)  # checks the tokens; the hooks keep each block's input
+            seq = tokens.shape[1]
+            positions = torch.arange(seq, device=model.device)
+            mask = causal_mask(seq, 0, device=model.device)  # (T, T)
+            maps = [torch.softmax(layer.attention.scores(x, positions) + mask, dim=-1) for layer, x in zip(model.layers, inputs)]
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return torch.stack(maps).cpu()  # (n_layers, B, H, T, T)
+
+
+def _require_weights(weights) -> np.ndarray:
+    weights = weights.numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 5 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(f"weights must have shape (n_layers, B, H, T, T), got {weights.shape}")
+    return weights
+
+
+def offset_scores(weights, *, max_offset: int | None = None, first_query: int = 0) -> np.ndarray:
+    """s_(l,h)(o), the mean weight a_(t, t−o) of layer l's head h over the batch and the queries t ≥ max(o, first_query),
+    for o = 1 … max_offset: shape (n_layers, H, max_offset); entry [l, h, o − 1] is offset o.
+
+    max_offset defaults to T // 2, so that every score averages over at least half the queries: at offset T − 1 only
+    the last query has a key, and a head that looks at the first token (as many do) would score 1 there.
+    """
+    weights = _require_weights(weights)
+    seq = weights.shape[-1]
+    first_query = require_non_negative_int(first_query, "first_query")
+    max_offset = seq // 2 if max_offset is None else require_positive_int(max_offset, "max_offset")
+    if max_offset > seq - 1 or first_query > seq - 1:
+        raise ValueError(f"max_offset and first_query must be at most T − 1 = {seq - 1}, got {max_offset} and {first_query}")
+    scores = np.empty(weights.shape[:1] + weights.shape[2:3] + (max_offset,))
+    for o in range(1, max_offset + 1):
+        queries = np.arange(max(o, first_query), seq)  # every query with a key o back
+        scores[:, :, o - 1] = weights[:, :, :, queries, queries - o].mean(axis=(1, 3)) if queries.size else 0.0
+    return scores
+
+
+@dataclass(frozen=True)
+class OffsetHead:
+    """The head whose weight sits most on one relative offset: layer, head, offset o and its score s_(l,h)(o)."""
+
+    layer: int
+    head: int
+    offset: int
+    score: float
+
+    @property
+    def attends_by_offset(self) -> bool:
+        """True when the score reaches OFFSET_HEAD_THRESHOLD."""
+        return self.score >= OFFSET_HEAD_THRESHOLD
+
+
+def best_offset_head(weights, *, max_offset: int | None = None, first_query: int = 0) -> OffsetHead:
+    """The (layer, head, offset) with the highest `offset_scores`."""
+    scores = offset_scores(weights, max_offset=max_offset, first_query=first_query)
+    layer, head, o = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    return OffsetHead(int(layer), int(head), int(o) + 1, float(scores[layer, head, o]))

@@ -1,0 +1,172 @@
+"""Figures of chapter "RoPE in a trained model": a live loss curve, the experiment's learning curves, accuracy against
+length for every encoding, an attention map of a trained model, and the attention probe across encodings."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..attention_probe import OFFSET_HEAD_THRESHOLD
+from ..experiment_report import LENGTH_MULTIPLES, accuracy_over_seeds, curves_over_seeds, probe_over_seeds
+from .style import SEQUENTIAL_CMAP, new_figure, series_style
+
+ENCODING_NAMES = {"rope": "RoPE", "none": "NoPE", "sinusoidal": "sinusoidal", "learned": "learned", "alibi": "ALiBi"}
+RULE_NAMES = {"pi": "RoPE + PI", "ntk": "RoPE + NTK", "yarn": "RoPE + YaRN"}
+TASK_NAMES = {"copy": "copy (induction)", "lookback": "lookback (token k back)"}
+
+
+def plot_loss_curve(losses, *, title: str) -> Figure:
+    """The training loss of every step of one run, on a logarithmic axis."""
+    losses = np.asarray(losses, dtype=np.float64)
+    if losses.ndim != 1 or losses.size < 2:
+        raise ValueError(f"losses must be a curve of at least two steps, got shape {losses.shape}")
+    fig = new_figure(
+        f"Line chart of the training loss (cross-entropy, logarithmic axis) against the step, for {losses.size} steps "
+        f"of {title}: it starts at {losses[0]:.2f} and ends at {losses[-1]:.3g}.",
+        figsize=(6.0, 3.2),
+    )
+    ax = fig.add_subplot()
+    ax.plot(np.arange(losses.size), losses, color=series_style(0)["color"], linewidth=1)
+    ax.set_yscale("log")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("loss (nats)")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def plot_learning_curves(report: dict) -> Figure:
+    """The mean training loss over seeds of every encoding, one panel per task; the band spans the seeds."""
+    tasks = list(report["tasks"])
+    final = []
+    for task in tasks:
+        for encoding in report["encodings"]:
+            _, losses = curves_over_seeds(report, task, encoding)
+            final.append(f"{ENCODING_NAMES[encoding]} on {task} {losses[:, -1].mean():.3g}")
+    fig = new_figure(
+        f"Line charts, one per task ({', '.join(tasks)}), of the training loss (logarithmic axis) against the step for "
+        f"each position encoding, the mean over {len(report['seeds'])} seeds with a band from the lowest to the highest "
+        f"seed. Final mean losses: {'; '.join(final)}.",
+        figsize=(7.5, 3.6),
+    )
+    axes = fig.subplots(1, len(tasks), sharey=True, squeeze=False)[0]
+    for ax, task in zip(axes, tasks):
+        for i, encoding in enumerate(report["encodings"]):
+            steps, losses = curves_over_seeds(report, task, encoding)
+            style = series_style(i)
+            ax.plot(steps, losses.mean(axis=0), color=style["color"], linestyle=style["linestyle"], label=ENCODING_NAMES[encoding])
+            ax.fill_between(steps, losses.min(axis=0), losses.max(axis=0), color=style["color"], alpha=0.15, linewidth=0)
+        ax.set_yscale("log")
+        ax.set_xlabel("training step")
+        ax.set_title(TASK_NAMES.get(task, task))
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("training loss (nats)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=5, fontsize=8)
+    return fig
+
+
+def _series(report: dict):
+    """(label, encoding, rule) of every line of the accuracy figure: the encodings, then RoPE's test-time rules."""
+    rows = [(ENCODING_NAMES[e], e, None) for e in report["encodings"]]
+    return rows + [(RULE_NAMES[rule], "rope", rule) for rule in report["config"]["test_time_rules"]]
+
+
+def plot_length_generalisation(report: dict) -> Figure:
+    """Accuracy against the length (as a multiple of the trained length) for every encoding and RoPE's rescalings,
+    one panel per task: the mean over seeds, error bars from the lowest to the highest seed."""
+    tasks = list(report["tasks"])
+    longest = LENGTH_MULTIPLES[-1]
+    said = "; ".join(
+        f"{task} at {longest}×: " + ", ".join(f"{label} {accuracy_over_seeds(report, task, e, r)[:, -1].mean():.2f}" for label, e, r in _series(report))
+        for task in tasks
+    )
+    fig = new_figure(
+        f"Line charts, one per task ({', '.join(tasks)}), of the accuracy on fresh sequences against their length, "
+        f"1, 2 and 4 times the trained length of {report['config']['trained_len']} tokens, for each position encoding "
+        f"and for RoPE rescaled at test time; the mean over {len(report['seeds'])} seeds, with bars from the lowest to "
+        f"the highest seed. Mean accuracy {said}.",
+        figsize=(7.5, 4.0),
+    )
+    axes = fig.subplots(1, len(tasks), sharey=True, squeeze=False)[0]
+    x = np.array(LENGTH_MULTIPLES, dtype=float)
+    for ax, task in zip(axes, tasks):
+        chance = 1.0 / report["tasks"][task]["n_symbols"]
+        ax.axhline(chance, color="0.4", linewidth=1, linestyle=":")
+        for i, (label, encoding, rule) in enumerate(_series(report)):
+            table = accuracy_over_seeds(report, task, encoding, rule)  # (seeds, multiples)
+            mean = table.mean(axis=0)
+            shift = 1 + 0.025 * (i - 3.5)  # side by side, so that the bars do not hide each other
+            ax.errorbar(x * shift, mean, yerr=[mean - table.min(axis=0), table.max(axis=0) - mean], capsize=2,
+                        markersize=5, linewidth=1.2, label=label, **series_style(i))
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(x, [f"{m:g}×" for m in LENGTH_MULTIPLES])
+        ax.set_ylim(0, 1.03)
+        ax.set_xlabel("length / trained length")
+        ax.set_title(TASK_NAMES.get(task, task))
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("accuracy (dotted: chance)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize=8)
+    return fig
+
+
+def plot_attention_map(weights, layer: int, head: int, *, offset: int | None = None) -> Figure:
+    """Heatmap of one head's attention weights, averaged over a batch: row t is the query, column n the key; with
+    `offset`, the keys that many positions back are outlined."""
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 5:
+        raise ValueError(f"weights must have shape (n_layers, B, H, T, T), got {weights.shape}")
+    n_layers, _, n_heads, seq, _ = weights.shape
+    if not (0 <= layer < n_layers and 0 <= head < n_heads):
+        raise ValueError(f"layer must be in [0, {n_layers}) and head in [0, {n_heads}), got layer={layer}, head={head}")
+    grid = weights[layer, :, head].mean(axis=0)  # (T, T)
+    queries = np.arange(seq)
+    on = grid[queries[offset:], queries[offset:] - offset].mean() if offset else None
+    said = f" The outlined cells are the keys {offset} positions back, where this head puts {on:.2f} of its weight on average." if offset else ""
+    fig = new_figure(
+        f"Heatmap of the attention weights of layer {layer}, head {head} of a trained model, averaged over a batch: "
+        f"rows are query positions 0 to {seq - 1}, columns key positions; each row sums to 1 and no query looks at a later "
+        f"key. The largest mean weight is {grid.max():.2f}.{said}",
+        figsize=(4.6, 4.0),
+    )
+    ax = fig.add_subplot()
+    image = ax.imshow(grid, cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
+    if offset:
+        rows = queries[offset:]
+        ax.plot(rows - offset, rows, linestyle="none", marker="s", markersize=3.5, markerfacecolor="none",
+                markeredgecolor=series_style(3)["color"], markeredgewidth=0.8, label=f"{offset} back")
+        ax.legend(loc="upper right", fontsize=7)
+    ax.set_xlabel("key position n")
+    ax.set_ylabel("query position t")
+    ax.set_title(f"layer {layer}, head {head}")
+    fig.colorbar(image, ax=ax, label="mean weight")
+    return fig
+
+
+def plot_offset_probe(report: dict) -> Figure:
+    """The best head's offset score for every encoding, one group per task and expected offset: the mean over seeds,
+    and the threshold above which a head counts as attending by that offset."""
+    groups = [(task, expected) for task in report["tasks"] for expected in probe_over_seeds(report, task, report["encodings"][0])]
+    scores = {e: [probe_over_seeds(report, t, e)[o]["mean_score"] for t, o in groups] for e in report["encodings"]}
+    fig = new_figure(
+        f"Grouped bar chart of the attention probe: for each task and the relative offset its answer sits at, the best "
+        f"head's mean weight on that offset (mean over {len(report['seeds'])} seeds) for each position encoding; a dotted "
+        f"line at {OFFSET_HEAD_THRESHOLD} marks a head that attends by offset. "
+        + "; ".join(f"{ENCODING_NAMES[e]}: " + ", ".join(f"{s:.2f}" for s in v) for e, v in scores.items()),
+        figsize=(7.5, 3.4),
+    )
+    ax = fig.add_subplot()
+    width = 0.8 / len(scores)
+    x = np.arange(len(groups))
+    for i, (encoding, values) in enumerate(scores.items()):
+        style = series_style(i)
+        ax.bar(x + (i - (len(scores) - 1) / 2) * width, values, width, color=style["color"], edgecolor="black",
+               linewidth=0.5, hatch=["", "//", "..", "xx", "\\\\"][i % 5], label=ENCODING_NAMES[encoding])
+    ax.axhline(OFFSET_HEAD_THRESHOLD, color="0.3", linestyle=":", linewidth=1)
+    ax.set_xticks(x, [f"{task}\n{expected} back" for task, expected in groups], fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("best head's weight on the offset")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    return fig
