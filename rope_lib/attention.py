@@ -231,8 +231,8 @@ class Attention(nn.Module):
         blocks (`rope_lib.Model`): no checks (neither here nor in the rotation and the cache write).
         A pass of several tokens takes the softmax of the scores by
         `torch.nn.functional.scaled_dot_product_attention`, one fused call that needs no mask for a causal
-        pass from position 0; a single decoding query (it sees every cached key, so no mask) takes two
-        small matrix products, which cost less than the fused call's set-up.
+        pass from position 0; a single decoding query (it sees every cached key, so no mask) takes it
+        without a mask (`_attend_one`).
         It equals `forward` up to float rounding, not bit for bit (the tests hold it to that).
         pair_tables: this step's `pair_tables`, when the caller has them already (None: computed here).
         """
@@ -260,15 +260,15 @@ class Attention(nn.Module):
     def _attend_one(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, position: int) -> torch.Tensor:
         """One query per sequence, q (B, 1, H, D) at `position`, against keys and values (B, S, Hkv, D) →
         (B, 1, H·D): softmax(q·k/√D (+ ALiBi's bias)) · v, each key/value head serving its group of
-        query heads without repeating them."""
-        batch, keys = q.shape[0], k.shape[1]
-        group = self.n_heads // self.n_kv_heads
-        q = q.view(batch, self.n_kv_heads, group, self.head_dim)  # (B, Hkv, G, D): query head h = kv·G + g
-        scores = torch.matmul(q, k.permute(0, 2, 3, 1)) / math.sqrt(self.head_dim)  # (B, Hkv, G, S)
+        query heads without repeating them. The query sees every key, so no mask: one fused call, which
+        reads the head-major cache (`KVCache`) in place."""
+        bias = None
         if self.position_encoding == "alibi":
-            scores = scores + self.alibi(range(position, position + 1), range(keys), scores.dtype).view(self.n_kv_heads, group, keys)
-        weights = torch.softmax(scores.to(compute_dtype(scores.dtype)), dim=-1).to(v.dtype)
-        return torch.matmul(weights, v.transpose(1, 2)).view(batch, 1, self.n_heads * self.head_dim)  # (B, Hkv, G, D) → (B, 1, H·D)
+            bias = self.alibi(range(position, position + 1), range(k.shape[1]), q.dtype)  # (H, 1, S)
+        out = F.scaled_dot_product_attention(
+            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), attn_mask=bias, enable_gqa=self.n_kv_heads != self.n_heads
+        )  # (B, H, 1, D)
+        return out.transpose(1, 2).reshape(q.shape[0], 1, self.n_heads * self.head_dim)
 
     def scores(self, x: torch.Tensor, positions) -> torch.Tensor:
         """Pre-softmax scores q_m·k_n/√D (B, H, T, T) for tokens x (B, T, dim) placed at `positions`
