@@ -23,9 +23,10 @@ $(TEST_DEPS): $(BOOK_DEPS)
 	$(BIN)/python -m pip install -e '.[book,test]'
 	touch $@
 
-# jupyter-cache keys outputs by the cells' code alone; a change to rope_lib must re-run them too.
-$(LIB_STAMP): $(shell find rope_lib -name '*.py')
-	rm -rf _build/.jupyter_cache
+# jupyter-cache keys outputs by the cells' code alone, and Sphinx re-reads only the pages whose source changed: a
+# change to rope_lib, or to the data the chapters read (book/data), must re-run every page, so both caches go.
+$(LIB_STAMP): $(shell find rope_lib -name '*.py') $(wildcard book/data/*)
+	rm -rf _build/.jupyter_cache _build/.doctrees
 	mkdir -p _build && touch $@
 
 $(REVEAL_STAMP): | $(BIN)/python
