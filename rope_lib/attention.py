@@ -229,46 +229,37 @@ class Attention(nn.Module):
     def _forward_unchecked(self, x: torch.Tensor, start_pos: int, use_cache: bool, pair_tables=None) -> torch.Tensor:
         """What `forward` computes, for a caller that has checked x and start_pos once for a whole stack of
         blocks (`rope_lib.Model`): no checks (neither here nor in the rotation and the cache write).
-        A pass of several tokens takes the softmax of the scores by
-        `torch.nn.functional.scaled_dot_product_attention`, one fused call that needs no mask for a causal
-        pass from position 0; a single decoding query (it sees every cached key, so no mask) takes it
-        without a mask (`_attend_one`).
+        The softmax of the scores is one fused call, `torch.nn.functional.scaled_dot_product_attention`
+        (`_attend`).
         It equals `forward` up to float rounding, not bit for bit (the tests hold it to that).
         pair_tables: this step's `pair_tables`, when the caller has them already (None: computed here).
         """
-        batch, seq, _ = x.shape
+        seq = x.shape[1]
         q, k, v = self._project(x)
         if self.position_encoding == "rope":
             c, s = self.pair_tables(start_pos, start_pos + seq) if pair_tables is None else pair_tables  # (T, 1, rotary_dim) each
             q, k = _rotate_pairs(q, c, s, self.layout, self.rotary_dim), _rotate_pairs(k, c, s, self.layout, self.rotary_dim)
         if use_cache:
             k, v = self.cache._write(start_pos, k, v)  # (B, start_pos + T, Hkv, D)
-        past = start_pos if use_cache else 0
+        return F.linear(self._attend(q, k, v, start_pos if use_cache else 0), self.wo.weight)
+
+    def _attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, past: int) -> torch.Tensor:
+        """Turned queries q (B, T, H, D) at positions past … past + T − 1 against keys and values (B, past + T, Hkv, D)
+        → (B, T, H·D): softmax(q·k/√D (+ ALiBi's bias) + causal mask) · v in one fused call, each key/value head
+        serving its group of query heads without repeating them. No mask is built where none is needed: a causal
+        pass from position 0 asks the call for its own, and a single query sees every key."""
+        seq = q.shape[1]
         alibi = self.position_encoding == "alibi"
-        if seq == 1:
-            return F.linear(self._attend_one(q, k, v, past), self.wo.weight)
-        mask = None if past == 0 and not alibi else causal_mask(seq, past, device=x.device).to(q.dtype)
+        needs_mask = seq > 1 and (past > 0 or alibi)
+        mask = causal_mask(seq, past, device=q.device).to(q.dtype) if needs_mask else None
         if alibi:
             bias = self.alibi(range(past, past + seq), range(past + seq), q.dtype)  # (H, T, S)
             mask = bias if mask is None else mask + bias
-        out = torch.nn.functional.scaled_dot_product_attention(
-            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),  # (B, H, T, D), (B, Hkv, S, D)
-            attn_mask=mask, is_causal=seq > 1 and past == 0 and not alibi, enable_gqa=self.n_kv_heads != self.n_heads,
-        )  # (B, H, T, D)
-        return F.linear(out.transpose(1, 2).reshape(batch, seq, self.n_heads * self.head_dim), self.wo.weight)
-
-    def _attend_one(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, position: int) -> torch.Tensor:
-        """One query per sequence, q (B, 1, H, D) at `position`, against keys and values (B, S, Hkv, D) →
-        (B, 1, H·D): softmax(q·k/√D (+ ALiBi's bias)) · v, each key/value head serving its group of
-        query heads without repeating them. The query sees every key, so no mask: one fused call, which
-        reads the head-major cache (`KVCache`) in place."""
-        bias = None
-        if self.position_encoding == "alibi":
-            bias = self.alibi(range(position, position + 1), range(k.shape[1]), q.dtype)  # (H, 1, S)
         out = F.scaled_dot_product_attention(
-            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), attn_mask=bias, enable_gqa=self.n_kv_heads != self.n_heads
-        )  # (B, H, 1, D)
-        return out.transpose(1, 2).reshape(q.shape[0], 1, self.n_heads * self.head_dim)
+            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),  # (B, H, T, D), (B, Hkv, S, D): the cache is read in place
+            attn_mask=mask, is_causal=seq > 1 and not needs_mask, enable_gqa=self.n_kv_heads != self.n_heads,
+        )  # (B, H, T, D)
+        return out.transpose(1, 2).reshape(q.shape[0], seq, self.n_heads * self.head_dim)
 
     def scores(self, x: torch.Tensor, positions) -> torch.Tensor:
         """Pre-softmax scores q_m·k_n/√D (B, H, T, T) for tokens x (B, T, dim) placed at `positions`

@@ -282,13 +282,14 @@ class Model(nn.Module):
             )
         return self._logits(self._hidden(tokens, start_pos, use_cache))
 
-    def _hidden(self, tokens: torch.Tensor, start_pos: int, use_cache: bool) -> torch.Tensor:
-        """The final normed hidden states (B, T, dim), unchecked."""
+    def _hidden(self, tokens: torch.Tensor, start_pos: int, use_cache: bool, blocks=None) -> torch.Tensor:
+        """The final normed hidden states (B, T, dim), unchecked. blocks: what runs the layers, the
+        `TransformerBlock`s themselves (None) or `generate`'s `_DecodeBlock`s for its one-token steps."""
         h = self._embed(tokens, start_pos)  # (B, T, dim)
         tables = None  # every block rotates by the same angles: one pair of tables per step serves them all
         if self.config.position_encoding == "rope":
             tables = self.layers[0].attention.pair_tables(start_pos, start_pos + tokens.shape[1])
-        for layer in self.layers:
+        for layer in self.layers if blocks is None else blocks:
             h = layer(h, start_pos, use_cache, tables)
         return self.norm(h)
 
@@ -363,10 +364,8 @@ class Model(nn.Module):
         tokens, start = prompt, 0
         blocks = [_DecodeBlock(layer) for layer in self.layers]
         for step in range(max_new_tokens):
-            if step == 0:  # the prefill: the whole prompt through the blocks' own forward
-                logits = self._logits(self._hidden(tokens, start, True)[:, -1])  # (B, vocab)
-            else:
-                logits = self._logits(self._decode_step(tokens, start, blocks))  # (B, vocab)
+            # the prefill runs the whole prompt through the blocks' own forward, each later step its one token through blocks
+            logits = self._logits(self._hidden(tokens, start, True, None if step == 0 else blocks)[:, -1])  # (B, vocab)
             token = self._pick(logits, temperature, top_k, generator)  # (B,)
             if done is not None:
                 token = token.masked_fill(done, eos_token_id)
@@ -377,17 +376,6 @@ class Model(nn.Module):
             start += tokens.shape[1]
             tokens = token[:, None]  # (B, 1)
         return out
-
-    def _decode_step(self, tokens: torch.Tensor, start_pos: int, blocks: list["_DecodeBlock"]) -> torch.Tensor:
-        """The final normed hidden state (B, dim) after one token a sequence, tokens (B, 1) at start_pos,
-        through `_DecodeBlock`s: what `_hidden` computes for it, with one product for q, k and v, one for
-        the two halves of the MLP, and q and k turned together; unchecked."""
-        attention = self.layers[0].attention
-        h = self._embed(tokens, start_pos)  # (B, 1, dim)
-        tables = attention.pair_tables(start_pos, start_pos + 1) if self.config.position_encoding == "rope" else None
-        for block in blocks:
-            h = block(h, start_pos, tables)
-        return self.norm(h)[:, -1]
 
     @staticmethod
     def _pick(logits: torch.Tensor, temperature: float, top_k: int | None, generator) -> torch.Tensor:
@@ -437,7 +425,7 @@ class _DecodeBlock:
     once per call, W_q, W_k and W_v stacked into one matrix and W1, W3 into another. The stacks are
     copies, made per `generate` call, so the attention and MLP weights are held twice while it runs;
     in return each step makes 5 matrix products a block instead of 7 and turns q and k in one call.
-    The arithmetic is the block's: `rms_norm`, `Attention._attend_one`, `swiglu`, the cache's write."""
+    The arithmetic is the block's: `rms_norm`, `Attention._attend`, `swiglu`, the cache's write."""
 
     def __init__(self, layer: TransformerBlock):
         a, f = layer.attention, layer.feed_forward
@@ -448,15 +436,16 @@ class _DecodeBlock:
         self.wo, self.w2, self.hidden = a.wo.weight, f.w2.weight, f.w1.weight.shape[0]
         self.heads, self.turned = a.n_heads, a.n_heads + a.n_kv_heads  # q's heads, then k's: the heads that turn
 
-    def __call__(self, x: torch.Tensor, start_pos: int, tables) -> torch.Tensor:
-        """x (B, 1, dim) at start_pos → (B, 1, dim); tables: the step's `Attention.pair_tables` or None."""
+    def __call__(self, x: torch.Tensor, start_pos: int, use_cache: bool, tables) -> torch.Tensor:
+        """x (B, 1, dim) at start_pos → (B, 1, dim), as `TransformerBlock.forward` (use_cache is always True
+        in a decoding step); tables: the step's `Attention.pair_tables` or None."""
         a = self.attention
         qkv = F.linear(rms_norm(x, self.norm_1, self.eps), self.w_qkv).view(x.shape[0], 1, -1, a.head_dim)  # (B, 1, H + 2·Hkv, D)
         qk, v = qkv[:, :, : self.turned], qkv[:, :, self.turned :]
         if tables is not None:
             qk = _rotate_pairs(qk, *tables, a.layout, a.rotary_dim)
         keys, values = self.cache._write(start_pos, qk[:, :, self.heads :], v)  # (B, start_pos + 1, Hkv, D)
-        h = x + F.linear(a._attend_one(qk[:, :, : self.heads], keys, values, start_pos), self.wo)
+        h = x + F.linear(a._attend(qk[:, :, : self.heads], keys, values, start_pos), self.wo)
         gate_up = F.linear(rms_norm(h, self.norm_2, self.eps), self.w_13)  # (B, 1, 2·hidden_dim)
         return h + swiglu(gate_up[..., : self.hidden], gate_up[..., self.hidden :], self.w2)
 
