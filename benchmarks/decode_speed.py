@@ -25,6 +25,8 @@ import time
 
 import torch
 
+from benchmarks.timing import synchronize
+
 SIZES = {
     "3M": {"vocab_size": 512, "hidden_size": 256, "intermediate_size": 640, "num_hidden_layers": 4, "num_attention_heads": 4},
     "80M": {"vocab_size": 1024, "hidden_size": 768, "intermediate_size": 1792, "num_hidden_layers": 12, "num_attention_heads": 12},
@@ -32,11 +34,6 @@ SIZES = {
 """The two LLaMA shapes timed: about 3 million and 80 million parameters."""
 PROMPT_LEN, NEW_TOKENS = 16, 128
 ROUNDS = {"3M": 7, "80M": 3}
-
-
-def _synchronize(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
 
 
 def build_pair(shape: dict, device: torch.device, *, seed: int = 0):
@@ -66,11 +63,11 @@ def _matvec_ceiling_s(model, device: torch.device, repeats: int) -> float:
     best = float("inf")
     with torch.inference_mode():
         for _ in range(repeats + 1):
-            _synchronize(device)
+            synchronize(device)
             start = time.perf_counter()
             for w in weights:
                 torch.nn.functional.linear(inputs[w.shape[1]], w)
-            _synchronize(device)
+            synchronize(device)
             best = min(best, time.perf_counter() - start)
     return best
 
@@ -94,11 +91,11 @@ def _rope_call_us(model, device: torch.device, repeats: int = 2000) -> dict:
         for name, call in calls.items():
             for _ in range(100):
                 call()
-            _synchronize(device)
+            synchronize(device)
             start = time.perf_counter()
             for _ in range(repeats):
                 call()
-            _synchronize(device)
+            synchronize(device)
             found[name] = (time.perf_counter() - start) / repeats * 1e6
     return found
 
@@ -124,10 +121,10 @@ def compare(size: str, device: torch.device, *, rounds: int | None = None, new_t
     for _ in range(ROUNDS[size] if rounds is None else rounds):
         shuffle.shuffle(order)
         for name in order:
-            _synchronize(device)
+            synchronize(device)
             start = time.perf_counter()
             runs[name]()
-            _synchronize(device)
+            synchronize(device)
             times[name].append(time.perf_counter() - start)
     speed = {name: new_tokens / statistics.median(ts) for name, ts in times.items()}
     return {

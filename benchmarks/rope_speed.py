@@ -49,6 +49,7 @@ from pathlib import Path
 import torch
 
 from benchmarks import decode_speed
+from benchmarks.timing import synchronize
 from rope_lib import permute_rows_to_half, rope_cos_sin, rotate_pairs
 from rope_lib.kernels import kernel_name, rotate_pairs_fused
 from rope_lib.kernels.cpu_kernel import last_level_cache_bytes
@@ -99,11 +100,6 @@ def tensor_bytes(seq_len: int, dtype: torch.dtype) -> int:
     return 2 * BATCH * seq_len * HEADS * HEAD_DIM * torch.empty((), dtype=dtype).element_size()
 
 
-def _synchronize(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 CALLS_PER_ROUND = 5
 """Back-to-back calls of an implementation in one round, of which the fastest counts…"""
 SLOW_CALL_MS = 100.0
@@ -124,7 +120,7 @@ def ring_size(tensor_bytes_: int) -> int:
 def _call_ms(fn, slot, device: torch.device) -> float:
     start = time.perf_counter()
     fn(slot)
-    _synchronize(device)
+    synchronize(device)
     return (time.perf_counter() - start) * 1e3
 
 
