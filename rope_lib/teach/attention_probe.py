@@ -46,7 +46,8 @@ def attention_weights(model: Model, tokens: torch.Tensor) -> torch.Tensor:
     return torch.stack(maps).cpu()  # (n_layers, B, H, T, T)
 
 
-def _require_weights(weights) -> np.ndarray:
+def require_attention_weights(weights) -> np.ndarray:
+    """Attention maps (n_layers, B, H, T, T), a tensor or an array, as a numpy array, or a clear error."""
     weights = weights.numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights, dtype=np.float64)
     if weights.ndim != 5 or weights.shape[-1] != weights.shape[-2]:
         raise ValueError(f"weights must have shape (n_layers, B, H, T, T), got {weights.shape}")
@@ -60,7 +61,7 @@ def offset_scores(weights, *, max_offset: int | None = None, first_query: int = 
     max_offset defaults to T // 2, so that every score averages over at least half the queries: at offset T − 1 only
     the last query has a key, and a head that looks at the first token (as many do) would score 1 there.
     """
-    weights = _require_weights(weights)
+    weights = require_attention_weights(weights)
     seq = weights.shape[-1]
     first_query = require_non_negative_int(first_query, "first_query")
     max_offset = seq // 2 if max_offset is None else require_positive_int(max_offset, "max_offset")

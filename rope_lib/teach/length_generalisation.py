@@ -16,7 +16,7 @@ from torch import nn
 from ..checks import require_non_negative_int, require_positive_int
 from ..model import Model
 from ..scaling import RopeScaling
-from .position_tasks import IGNORE
+from .position_tasks import IGNORE, require_predictions
 
 TEST_TIME_RULES = {"pi": "linear", "ntk": "ntk", "yarn": "yarn"}
 """The rescalings tried on a trained RoPE model, by the name the experiment records, → the method of `SCALING_RULES`:
@@ -37,8 +37,7 @@ def _device_of(model: nn.Module) -> torch.device:
 def prediction_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> tuple[int, int]:
     """(right, asked): how many positions that ask something (targets ≠ IGNORE) the argmax of logits (B, T, V) gets
     right, and how many ask."""
-    if logits.dim() != 3 or targets.shape != logits.shape[:2]:
-        raise ValueError(f"logits must be (B, T, V) and targets (B, T), got {tuple(logits.shape)} and {tuple(targets.shape)}")
+    require_predictions(logits, targets)
     asked = targets != IGNORE
     right = (logits.argmax(dim=-1) == targets) & asked
     return int(right.sum()), int(asked.sum())

@@ -25,6 +25,12 @@ N_SYMBOLS = 16
 """Content tokens of every task by default: chance accuracy is 1/16."""
 
 
+def require_predictions(logits: torch.Tensor, targets: torch.Tensor) -> None:
+    """Logits (B, T, V) of a model and the task's targets (B, T) for them, or a clear error."""
+    if logits.dim() != 3 or targets.shape != logits.shape[:2]:
+        raise ValueError(f"logits must be (B, T, V) and targets (B, T), got {tuple(logits.shape)} and {tuple(targets.shape)}")
+
+
 def _require_generator(generator) -> torch.Generator:
     if not isinstance(generator, torch.Generator) or generator.device.type != "cpu":
         raise TypeError(f"generator must be a CPU torch.Generator (seeded, so the batch can be made again), got {generator!r}")

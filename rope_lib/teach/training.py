@@ -14,8 +14,8 @@ import torch.nn.functional as F
 from ..attention import default_device
 from ..checks import require_device, require_non_negative_int, require_positive_int, require_positive_real
 from ..frequencies import DEFAULT_BASE
-from ..model import POSITION_ENCODINGS, Model, ModelConfig
-from .position_tasks import IGNORE
+from ..model import Model, ModelConfig
+from .position_tasks import IGNORE, require_predictions
 
 LEARNING_RATE = 3e-3
 """AdamW's step size: tiny models on synthetic tasks take a large one."""
@@ -47,8 +47,6 @@ def model_for_task(
     sinusoidal table's length). theta is RoPE's base (only with position_encoding="rope"). device=None: CUDA
     when available.
     """
-    if position_encoding not in POSITION_ENCODINGS:
-        raise ValueError(f"position_encoding must be one of {POSITION_ENCODINGS}, got {position_encoding!r}")
     seed = require_non_negative_int(seed, "seed")
     rope = {"theta": theta} if position_encoding == "rope" else {}
     device = default_device() if device is None else require_device(device)
@@ -64,8 +62,7 @@ def model_for_task(
 def masked_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """The mean cross-entropy of logits (B, T, V) against targets (B, T) over the positions that ask something
     (targets ≠ IGNORE)."""
-    if logits.dim() != 3 or targets.shape != logits.shape[:2]:
-        raise ValueError(f"logits must be (B, T, V) and targets (B, T), got {tuple(logits.shape)} and {tuple(targets.shape)}")
+    require_predictions(logits, targets)
     if not (targets != IGNORE).any():
         raise ValueError("targets must ask something: every entry is IGNORE")
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..attention_probe import OFFSET_HEAD_THRESHOLD
+from ..attention_probe import OFFSET_HEAD_THRESHOLD, require_attention_weights
 from ..experiment_report import LENGTH_MULTIPLES, accuracy_over_seeds, curves_over_seeds, probe_over_seeds
 from .style import SEQUENTIAL_CMAP, new_figure, series_style
 
@@ -114,9 +114,7 @@ def plot_length_generalisation(report: dict) -> Figure:
 def plot_attention_map(weights, layer: int, head: int, *, offset: int | None = None) -> Figure:
     """Heatmap of one head's attention weights, averaged over a batch: row t is the query, column n the key; with
     `offset`, the keys that many positions back are outlined."""
-    weights = np.asarray(weights, dtype=np.float64)
-    if weights.ndim != 5:
-        raise ValueError(f"weights must have shape (n_layers, B, H, T, T), got {weights.shape}")
+    weights = require_attention_weights(weights)
     n_layers, _, n_heads, seq, _ = weights.shape
     if not (0 <= layer < n_layers and 0 <= head < n_heads):
         raise ValueError(f"layer must be in [0, {n_layers}) and head in [0, {n_heads}), got layer={layer}, head={head}")

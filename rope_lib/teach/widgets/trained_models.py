@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from functools import partial
 
-import numpy as np
 
+from ..attention_probe import require_attention_weights
 from ..plotting.trained_models import plot_attention_map
 from . import Control, InteractiveFigure
 
@@ -14,9 +14,7 @@ from . import Control, InteractiveFigure
 def attention_map_widget(weights, *, layer: int = 0, head: int = 0, offset: int | None = None) -> InteractiveFigure:
     """Pick a layer and a head of weights (n_layers, B, H, T, T); the map starts at (layer, head), and `offset`
     outlines the keys that many positions back in every map."""
-    weights = np.asarray(weights, dtype=np.float64)
-    if weights.ndim != 5:
-        raise ValueError(f"weights must have shape (n_layers, B, H, T, T), got {weights.shape}")
+    weights = require_attention_weights(weights)
     n_layers, _, n_heads = weights.shape[:3]
     if n_layers < 2 or n_heads < 2:
         raise ValueError(f"weights must hold at least two layers and two heads (one slider each), got {n_layers} and {n_heads}")
