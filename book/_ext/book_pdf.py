@@ -35,6 +35,8 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.texescape import escape
 from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, solution_node
 
+from book_site import buttons_of_group
+
 HIDDEN_INPUT_MODES = ("input", "input+output", "all")
 """MyST-NB's `hide_mode` of cells tagged hide-input, hide-input and hide-output together, and hide-cell."""
 
@@ -126,12 +128,10 @@ def built_pdf(app) -> Path:
 
 def offer_the_pdf(app, pagename, templatename, context, doctree):
     """Runs after the theme built its download menu: the PDF of the whole book, on every page."""
-    downloads = next((group["buttons"] for group in context.get("header_buttons", []) if group.get("label") == "download-buttons"), None)
-    if downloads is not None:
-        downloads.append({
-            "type": "link", "url": context["pathto"](pdf_name(app.config), 1), "text": ".pdf",
-            "tooltip": "Download the book as PDF", "icon": "fas fa-file-pdf", "label": "download-book-pdf-button",
-        })
+    buttons_of_group(context, "download-buttons").append({
+        "type": "link", "url": context["pathto"](pdf_name(app.config), 1), "text": ".pdf",
+        "tooltip": "Download the book as PDF", "icon": "fas fa-file-pdf", "label": "download-book-pdf-button",
+    })
 
 
 def copy_the_pdf(app, exception):
