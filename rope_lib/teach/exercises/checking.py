@@ -13,43 +13,63 @@ import torch
 
 from ...frequencies import inv_freq
 from ...rotation import rotation_matrix_2d
+from ..language import Words, require_language, text
 
 F32_EPS = float(np.finfo(np.float32).eps)
 
 
 @dataclass(frozen=True)
 class CheckResult:
-    """What a check found: `passed`, and a message that says why (a hint when it did not pass)."""
+    """What a check found: `passed`, and a message in `lang` that says why (a hint when it did not pass)."""
 
     exercise: str
     passed: bool
     message: str
+    lang: str = "en"
+
+    def __post_init__(self):
+        require_language(self.lang)
 
     def __bool__(self) -> bool:
         return self.passed
 
     def __str__(self) -> str:
-        return f"{'PASSED' if self.passed else 'NOT YET'} ({self.exercise}): {self.message}"
+        verdict = text(self.lang, en="PASSED", zh="通过") if self.passed else text(self.lang, en="NOT YET", zh="尚未通过")
+        return f"{verdict} ({self.exercise}): {self.message}"
 
     __repr__ = __str__
 
 
 class Hint(Exception):
-    """A failed property, carrying the hint shown to the student."""
+    """A failed property, carrying the hint shown to the student, in English and in Chinese (`words`): a check
+    raises it before it knows which one `run_check` will show."""
+
+    def __init__(self, en: str, zh: str):
+        self.words = Words(en, zh)
+        super().__init__(en)
+
+    @classmethod
+    def of(cls, words: Words) -> "Hint":
+        return cls(words.en, words.zh)
 
 
-def run_check(exercise: str, function, body, success: str) -> CheckResult:
+def run_check(exercise: str, function, body, success: Words, lang: str = "en") -> CheckResult:
+    """Run `body(function)`; print and return the result, with the hint or `success` in `lang`."""
+    require_language(lang)
+    if not isinstance(success, Words):
+        raise TypeError(f"success must be Words (the message in both languages), got {type(success).__name__}")
     if function is None:
-        result = CheckResult(exercise, False, "you passed None: define your function first, then pass it to the check")
+        result = CheckResult(exercise, False, text(lang, en="you passed None: define your function first, then pass it to the check",
+                                                   zh="你传入的是 None：请先定义你的函数，再把它传给检查函数"), lang)
     elif not callable(function):
         raise TypeError(f"the check for exercise {exercise} expects your function, got {type(function).__name__} {shown(function)}")
     else:
         try:
             body(function)
         except Hint as hint:
-            result = CheckResult(exercise, False, str(hint))
+            result = CheckResult(exercise, False, hint.words.in_language(lang), lang)
         else:
-            result = CheckResult(exercise, True, success)
+            result = CheckResult(exercise, True, success.in_language(lang), lang)
     print(result)
     return result
 
@@ -80,24 +100,28 @@ def call_student(function, call: str, *args, **kwargs):
     try:
         return function(*args, **kwargs)
     except Exception as error:  # the student's code may raise anything: report it, never propagate it
-        unwritten = " (is the function written yet?)" if isinstance(error, NotImplementedError) else ""
-        raise Hint(f"{call} raised {said(error)}{unwritten}") from None
+        written = not isinstance(error, NotImplementedError)
+        raise Hint(f"{call} raised {said(error)}" + ("" if written else " (is the function written yet?)"),
+                   f"{call} 抛出了 {said(error)}" + ("" if written else "（函数写好了吗？）")) from None
 
 
 @contextmanager
-def reading_answer(call: str, value, expected: str):
+def reading_answer(call: str, value, expected: Words):
     """Read the student's answer `value` inside this block: None, and anything that raises while it is converted or
     inspected (a number too large for a float, an `__array__` that fails, a tensor without data), is a hint."""
     if value is None:
-        raise Hint(f"{call} returned None: return the result (is a return statement missing?)")
+        raise Hint(f"{call} returned None: return the result (is a return statement missing?)",
+                   f"{call} 返回了 None：请返回结果（是不是少了 return 语句？）")
     try:
         yield
     except Hint:
         raise
     except OverflowError as error:
-        raise Hint(f"{call} returned a number too large for a float ({said(error)}); expected {expected}") from None
+        raise Hint(f"{call} returned a number too large for a float ({said(error)}); expected {expected.en}",
+                   f"{call} 返回的数太大，float 装不下（{said(error)}）；应为{expected.zh}") from None
     except Exception as error:  # noqa: BLE001  (an answer of any type may fail in any way)
-        raise Hint(f"{call} returned {type(value).__name__}, which could not be read as {expected} ({said(error)})") from None
+        raise Hint(f"{call} returned {type(value).__name__}, which could not be read as {expected.en} ({said(error)})",
+                   f"{call} 返回了 {type(value).__name__}，无法读作{expected.zh}（{said(error)}）") from None
 
 
 def answer_array(value, call: str, shape: tuple[int, ...], known_shapes=()) -> np.ndarray:
@@ -105,27 +129,29 @@ def answer_array(value, call: str, shape: tuple[int, ...], known_shapes=()) -> n
     `known_shapes`, pairs (shape, hint) such as all the terms where their sum is asked for, gets that hint.
 
     A tensor is detached and moved to the CPU first, so one that requires grad reads as its numbers."""
-    expected = "one real number" if shape == () else f"real numbers of shape {shape}"
+    expected = Words("one real number", "一个实数") if shape == () else Words(f"real numbers of shape {shape}", f"形状为 {shape} 的实数")
     with reading_answer(call, value, expected):
         if isinstance(value, torch.Tensor):
             value = value.detach().cpu()
             value = (value.double() if value.is_floating_point() else value).numpy()
         array = np.asarray(value)
         if array.dtype == np.bool_:
-            raise Hint(f"{call} returned True/False values; expected {expected}")
+            raise Hint(f"{call} returned True/False values; expected {expected.en}", f"{call} 返回了 True/False；应为{expected.zh}")
         if np.iscomplexobj(array):
             if np.any(array.imag != 0):
-                raise Hint(f"{call} returned complex numbers; expected {expected}")
+                raise Hint(f"{call} returned complex numbers; expected {expected.en}", f"{call} 返回了复数；应为{expected.zh}")
             array = array.real
         array = array.astype(np.float64)  # an object array (a huge int, a list of odd things) may fail here
     for wrong_shape, hint in known_shapes:
         if array.shape == wrong_shape:
-            raise Hint(hint)
+            raise Hint.of(hint)
     if array.shape != shape:
         raise Hint(f"{call} returned shape {array.shape}, expected {shape}"
-                    + (": one number (a 0-dimensional array or tensor will do)" if shape == () else ""))
+                   + (": one number (a 0-dimensional array or tensor will do)" if shape == () else ""),
+                   f"{call} 返回的形状是 {array.shape}，应为 {shape}"
+                   + ("：一个数（0 维数组或张量也可以）" if shape == () else ""))
     if not np.isfinite(array).all():
-        raise Hint(f"{call} returned nan or inf; expected finite numbers")
+        raise Hint(f"{call} returned nan or inf; expected finite numbers", f"{call} 返回了 nan 或 inf；应为有限的数")
     return array
 
 
@@ -136,23 +162,27 @@ def answer_number(value, call: str, known_shapes=()) -> float:
 
 def answer_integer(value, call: str) -> int:
     """A whole number (a Python or NumPy int): a count or a distance, so a float is refused, not rounded."""
-    with reading_answer(call, value, "a whole number (int)"):
+    with reading_answer(call, value, Words("a whole number (int)", "一个整数（int）")):
         if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
-            raise Hint(f"{call} returned {shown(value)} ({type(value).__name__}), expected a whole number (int)")
+            raise Hint(f"{call} returned {shown(value)} ({type(value).__name__}), expected a whole number (int)",
+                       f"{call} 返回了 {shown(value)}（{type(value).__name__}），应为一个整数（int）")
         return int(value)
 
 
-def answer_tensor(value, call: str, like: torch.Tensor, each: str, whose: str) -> torch.Tensor:
+def answer_tensor(value, call: str, like: torch.Tensor, each: Words, whose: Words) -> torch.Tensor:
     """The answer as a plain CPU tensor, if it is a tensor of like's shape ("each": what one entry of it is) and dtype
     ("whose": like's owner)."""
     shape = tuple(like.shape)
-    with reading_answer(call, value, f"a torch.Tensor of shape {shape}"):
+    with reading_answer(call, value, Words(f"a torch.Tensor of shape {shape}", f"形状为 {shape} 的 torch.Tensor")):
         if not isinstance(value, torch.Tensor):
-            raise Hint(f"{call} returned {type(value).__name__}, expected a torch.Tensor of shape {shape}")
+            raise Hint(f"{call} returned {type(value).__name__}, expected a torch.Tensor of shape {shape}",
+                       f"{call} 返回了 {type(value).__name__}，应为形状为 {shape} 的 torch.Tensor")
         if tuple(value.shape) != shape:
-            raise Hint(f"{call} returned shape {tuple(value.shape)}, expected {shape}: {each}")
+            raise Hint(f"{call} returned shape {tuple(value.shape)}, expected {shape}: {each.en}",
+                       f"{call} 返回的形状是 {tuple(value.shape)}，应为 {shape}：{each.zh}")
         if value.dtype != like.dtype:
-            raise Hint(f"{call} returned dtype {value.dtype}; keep {whose} dtype ({like.dtype})")
+            raise Hint(f"{call} returned dtype {value.dtype}; keep {whose.en} dtype ({like.dtype})",
+                       f"{call} 返回的 dtype 是 {value.dtype}；请保持{whose.zh}的 dtype（{like.dtype}）")
     return torch.from_numpy(answer_array(value, call, shape)).to(like.dtype)
 
 
@@ -191,7 +221,7 @@ def diagnose(got, mistakes, close) -> None:
     blurs the answer, such as float32 rounding, brings its own closeness as a third item."""
     for wrong, hint, *own in mistakes:
         if (own[0] if own else close)(got, wrong()):
-            raise Hint(hint)
+            raise Hint.of(hint)
 
 
 def diagnose_across(got, at, inputs, answer, mistakes, close) -> None:
@@ -204,19 +234,25 @@ def diagnose_across(got, at, inputs, answer, mistakes, close) -> None:
     answers = [(x, answer(x)) for x in inputs if x != at]
     for wrong, hint in here:
         if all(a is None or close(a, wrong(x)) for x, a in answers):
-            raise Hint(hint)
+            raise Hint.of(hint)
 
 
 def allclose_within(atol: float):
     return lambda a, b: np.allclose(np.asarray(a), np.asarray(b), rtol=0, atol=atol)
 
 
-def float32_hint(call: str, gap: float, why: str) -> str:
+def float32_hint(call: str, gap: float, why: Words) -> Words:
     """The hint for an answer that is right but for float32 rounding (largest gap `gap`); `why`: where float32 shows."""
-    return f"{call}: precision — close but not equal (off by {gap:.2g}), as if computed in float32: compute in float64, NumPy's default; {why}"
+    return Words(
+        f"{call}: precision — close but not equal (off by {gap:.2g}), as if computed in float32: compute in float64, NumPy's default; {why.en}",
+        f"{call}：精度问题——很接近但不相等（差 {gap:.2g}），像是用 float32 算的：请用 NumPy 默认的 float64 计算；{why.zh}",
+    )
 
 
-FLOAT32_ANGLES = f"float32 angles mθ_i are off by about m·{F32_EPS / 2:.0e} radians, which shows at large positions"
+FLOAT32_ANGLES = Words(
+    f"float32 angles mθ_i are off by about m·{F32_EPS / 2:.0e} radians, which shows at large positions",
+    f"float32 的角度 mθ_i 大约偏差 m·{F32_EPS / 2:.0e} 弧度，在位置较大时就会显现",
+)
 
 
 def freqs_counted_from_one(d: int, base: float) -> np.ndarray:

@@ -12,11 +12,22 @@ import base64
 import html
 import io
 
+import matplotlib
 from matplotlib.figure import Figure
+
+from ..language import word_count
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
 LINE_STYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+CJK_FONT = "WenQuanYi Micro Hei"
+"""The font Chinese labels are drawn in (Debian's fonts-wqy-microhei, installed by tests/install_fonts.sh and
+binder/apt.txt). It is a fallback: matplotlib takes each glyph from the first family that has it, so Latin letters,
+Greek and symbols still come from the sans-serif font (DejaVu Sans), and only Chinese from this one. Mathtext
+($…$) has no fallback, so a Chinese label keeps its words outside $…$."""
+if CJK_FONT not in matplotlib.rcParams["font.family"]:
+    matplotlib.rcParams["font.family"] = [*matplotlib.rcParams["font.family"], CJK_FONT]
+
 SEQUENTIAL_CMAP = "cividis"
 DIVERGING_CMAP = "PuOr"
 
@@ -60,8 +71,8 @@ def new_figure(alt: str, *, figsize: tuple[float, float] = (6.0, 3.5)) -> BookFi
     alt says what the figure shows (axes, what changes, the point it makes);
     the book uses it as the image's alternative text.
     """
-    if not isinstance(alt, str) or len(alt.split()) < 5:
-        raise ValueError(f"alt must describe the figure in words (at least five), got {alt!r}")
+    if not isinstance(alt, str) or word_count(alt) < 5:
+        raise ValueError(f"alt must describe the figure in words (at least five, or ten Chinese characters), got {alt!r}")
     fig = BookFigure(figsize=figsize, layout="constrained")
     fig.alt_text = alt
     return fig

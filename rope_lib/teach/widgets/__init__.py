@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 from PIL import Image
 
+from ..language import require_language, text
 from ..plotting.style import BookFigure, png_data_url
 
 MAX_FRAMES = 96
@@ -81,10 +82,15 @@ class Control:
 
 @dataclass(frozen=True)
 class InteractiveFigure:
-    """draw(**{control.name: value}) → BookFigure, with the controls that choose its arguments."""
+    """draw(**{control.name: value}) → BookFigure, with the controls that choose its arguments; `lang` is the
+    language of the words it adds itself (the print form's caption)."""
 
     draw: Callable[..., BookFigure]
     controls: tuple[Control, ...]
+    lang: str = "en"
+
+    def __post_init__(self):
+        require_language(self.lang)
 
     def defaults(self) -> dict:
         return {c.name: c.value for c in self.controls}
@@ -162,8 +168,12 @@ class InteractiveFigure:
 
     def print_caption(self) -> str:
         """What the print form says under its frame: the control values it shows, then its description."""
-        settings = ", ".join(f"{c.label} = {c.fmt(c.value)}" for c in self.controls)
-        return f"Interactive in the online book; shown at {settings}. {self.figure().alt_text}"
+        settings = text(self.lang, en=", ", zh="，").join(f"{c.label} = {c.fmt(c.value)}" for c in self.controls)
+        return text(
+            self.lang,
+            en=f"Interactive in the online book; shown at {settings}. {self.figure().alt_text}",
+            zh=f"在线版中可交互；此处显示的是 {settings} 时的图。{self.figure().alt_text}",
+        )
 
     def print_png(self) -> bytes:
         """The print form: the default frame with its caption beneath, as a PNG for the PDF book."""

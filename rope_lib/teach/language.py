@@ -1,0 +1,68 @@
+"""The languages the book is written in, and the one way a helper picks the words a reader sees.
+
+Every plotting, widget and exercise-check function that shows words takes `lang`, keyword-only, "en" by
+default; the Chinese edition (book/zh/) passes "zh". A function writes each visible string once per language,
+`text(lang, en="pair index", zh="频率对序号")`, beside the code that uses it, so a new label cannot be added in one
+language only. Symbols and numbers ($\\theta_i$, m − n) are the same in both.
+"""
+
+from __future__ import annotations
+
+LANGUAGES = ("en", "zh")
+"""English, the default, and Simplified Chinese."""
+
+
+def require_language(lang) -> str:
+    """`lang` if it is one of LANGUAGES; a ValueError naming the argument otherwise."""
+    if not isinstance(lang, str) or lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {LANGUAGES}, got {lang!r}")
+    return lang
+
+
+def text(lang, en: str, zh: str) -> str:
+    """The words of one visible string in `lang`: `en` for English, `zh` for Chinese."""
+    return en if require_language(lang) == "en" else zh
+
+
+def is_han(character: str) -> bool:
+    """A Chinese (CJK unified) ideograph."""
+    return "\u4e00" <= character <= "\u9fff" or "\u3400" <= character <= "\u4dbf"
+
+
+def word_count(words: str) -> int:
+    """Words in English or Chinese text: runs between spaces, with every two Chinese characters counted as a word
+    (Chinese is written without spaces)."""
+    han = sum(is_han(c) for c in words)
+    latin = len("".join(" " if is_han(c) else c for c in words).split())
+    return latin + han // 2
+
+
+class Words:
+    """One visible string in both languages, for text written before the reader's language is known (an exercise's
+    hints, raised deep inside a check and shown by `run_check`)."""
+
+    __slots__ = ("en", "zh")
+
+    def __init__(self, en: str, zh: str):
+        for name, value in (("en", en), ("zh", zh)):
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+        self.en, self.zh = en, zh
+
+    def in_language(self, lang) -> str:
+        return text(lang, en=self.en, zh=self.zh)
+
+    def __add__(self, other: "Words") -> "Words":
+        """Two texts one after the other, in each language."""
+        if not isinstance(other, Words):
+            return NotImplemented
+        return Words(self.en + other.en, self.zh + other.zh)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Words) and (self.en, self.zh) == (other.en, other.zh)
+
+    def __hash__(self) -> int:
+        return hash((self.en, self.zh))
+
+    def __repr__(self) -> str:
+        return f"Words(en={self.en!r}, zh={self.zh!r})"
