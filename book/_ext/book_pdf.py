@@ -35,7 +35,8 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.texescape import escape
 from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, solution_node
 
-from book_site import buttons_of_group
+from book_site import buttons_of_group, site_language
+from rope_lib.teach.language import text
 
 HIDDEN_INPUT_MODES = ("input", "input+output", "all")
 """MyST-NB's `hide_mode` of cells tagged hide-input, hide-input and hide-output together, and hide-cell."""
@@ -130,7 +131,7 @@ def offer_the_pdf(app, pagename, templatename, context, doctree):
     """Runs after the theme built its download menu: the PDF of the whole book, on every page."""
     buttons_of_group(context, "download-buttons").append({
         "type": "link", "url": context["pathto"](pdf_name(app.config), 1), "text": ".pdf",
-        "tooltip": "Download the book as PDF", "icon": "fas fa-file-pdf", "label": "download-book-pdf-button",
+        "tooltip": text(site_language(app), en="Download the book as PDF", zh="下载本书 PDF"), "icon": "fas fa-file-pdf", "label": "download-book-pdf-button",
     })
 
 

@@ -17,12 +17,21 @@ while executing the chapter is copied beside the sources.
 without the solutions that student_notebooks.py writes beside the sources, and
 its Binder and JupyterHub buttons open that edition (binder/postBuild writes it
 on Binder; on a hub, the README says how).
+
+5. The book has two editions, English (the repository root's _config.yml, pages
+under book/) and Chinese (book/zh/_config.yml, built into the site's zh/). Each
+page opens with a link to the same page in the other edition, and names it as a
+`<link rel="alternate" hreflang>` too; `rope_other_edition` in the config says
+where the other edition's sources and pages are. The words this extension adds
+to a page (tooltips, that link) are in the edition's language.
 """
 
+import html
 import re
 import shutil
 from pathlib import Path
 
+from rope_lib.teach.language import text
 from student_notebooks import offers_a_student_edition, student_notebook_name
 
 EXECUTED_NOTEBOOKS = "jupyter_execute"
@@ -47,6 +56,36 @@ def bibliography_entries_as_list_items(app, pagename, templatename, context, doc
         context["body"] = context["body"].replace('role="doc-biblioentry"', 'role="listitem"')
 
 
+def site_language(app) -> str:
+    """"zh" for the Chinese edition (language zh_CN), "en" otherwise: the language of the words the extensions add."""
+    return "zh" if (app.config.language or "en").startswith("zh") else "en"
+
+
+def other_edition_page(app, pagename: str) -> str | None:
+    """The same page of the other edition, as a path from this edition's site root ("zh/rope_2d.html",
+    "../book/rope_2d.html"); None for a page the other edition does not have (the glossary is Chinese only)."""
+    other = app.config.rope_other_edition
+    name = Path(pagename).name
+    if not (Path(app.confdir) / other["source"] / f"{name}.md").is_file():
+        return None
+    return f"{other['site']}/{name}.html"
+
+
+def link_the_other_edition(app, pagename, templatename, context, doctree):
+    other = app.config.rope_other_edition
+    if not other or "body" not in context:
+        return
+    page = other_edition_page(app, pagename)
+    if page is None:
+        return
+    url = html.escape(context["pathto"](page, 1), quote=True)
+    hreflang = html.escape(other["lang"], quote=True)
+    title = text(site_language(app), en="The same page in Chinese", zh="本页的英文版")
+    context["body"] = (f'<p class="rope-other-edition"><a href="{url}" hreflang="{hreflang}" lang="{hreflang}" '
+                       f'title="{html.escape(title, quote=True)}">{html.escape(other["name"])}</a></p>\n' + context["body"])
+    context["metatags"] = context.get("metatags", "") + f'\n<link rel="alternate" hreflang="{hreflang}" href="{url}">'
+
+
 def executed_notebook(app, docname: str) -> Path:
     return Path(app.outdir).parent / EXECUTED_NOTEBOOKS / f"{docname}.ipynb"
 
@@ -69,7 +108,8 @@ def offer_the_student_edition(app, pagename, templatename, context, doctree):
     downloads = buttons_of_group(context, "download-buttons")
     downloads.insert(1, {
         "type": "link", "url": f"{context['pathto']('_sources', 1)}/{student}", "text": ".student.ipynb",
-        "tooltip": "Download the student notebook (the exercises without their solutions)", "icon": "fas fa-pencil",
+        "tooltip": text(site_language(app), en="Download the student notebook (the exercises without their solutions)",
+                        zh="下载学生版笔记本（只有练习，没有解答）"), "icon": "fas fa-pencil",
         "label": "download-student-notebook-button",
     })
     source = re.escape(f"{pagename}{Path(app.env.doc2path(pagename)).suffix}")
@@ -90,6 +130,8 @@ def copy_executed_notebooks(app, exception):
 
 
 def setup(app):
+    app.add_config_value("rope_other_edition", None, "html")
+    app.connect("html-page-context", link_the_other_edition)
     app.connect("html-page-context", offer_the_notebook, priority=450)
     app.connect("html-page-context", offer_the_student_edition, priority=550)
     app.connect("build-finished", copy_executed_notebooks)

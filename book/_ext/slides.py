@@ -38,9 +38,12 @@ import copy
 import json
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+
+from rope_lib.teach.language import require_language, text
 
 HERE = Path(__file__).resolve().parent
 BOOK = HERE.parent
@@ -67,9 +70,39 @@ SITE_FOLDER = Path("_static") / "slides"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def chapter_notebooks(executed: Path) -> list[Path]:
-    """The executed chapters (`jupyter_execute/book/*.ipynb`) whose sources tag at least one cell for slides."""
-    return sorted(p for p in (executed / "book").glob("*.ipynb") if any(slide_type(c) != "skip" for c in nbformat.read(p, 4).cells))
+@dataclass(frozen=True)
+class Edition:
+    """One language of the book: the folder holding its _toc.yml (the Sphinx source folder) and its language."""
+
+    root: Path
+    lang: str
+
+    def __post_init__(self):
+        require_language(self.lang)
+
+    @property
+    def chapters(self) -> str:
+        """Where the toc's pages are, from the root: "book" for the English edition, "" for the Chinese (book/zh)."""
+        import yaml
+
+        folder = Path(yaml.safe_load((self.root / "_toc.yml").read_text())["root"]).parent
+        return "" if folder == Path(".") else folder.as_posix()
+
+    @property
+    def language_code(self) -> str:
+        """The decks' <html lang>: what the site's pages say."""
+        return text(self.lang, en="en", zh="zh-CN")
+
+
+ENGLISH = Edition(BOOK.parent, "en")
+CHINESE = Edition(BOOK / "zh", "zh")
+
+
+def chapter_notebooks(executed: Path, edition: Edition = ENGLISH) -> list[Path]:
+    """The executed chapters (`jupyter_execute/book/*.ipynb`, or `jupyter_execute/*.ipynb` for the Chinese edition)
+    whose sources tag at least one cell for slides."""
+    folder = executed / edition.chapters
+    return sorted(p for p in folder.glob("*.ipynb") if any(slide_type(c) != "skip" for c in nbformat.read(p, 4).cells))
 
 
 def slide_type(cell) -> str:
@@ -104,7 +137,7 @@ def _equation_numbers(notebook, chapter: int | None = None) -> dict[str, int | s
     return {label: f"{chapter}.{i}" if chapter else i for i, label in enumerate(labels, start=1)}
 
 
-def _chapter_numbers(root: Path = BOOK.parent) -> dict[str, int]:
+def _chapter_numbers(root: Path = ENGLISH.root) -> dict[str, int]:
     """'rope_2d' → 6: the number the site gives each chapter of a numbered part of _toc.yml (`numbered: 1`). The numbers
     run on from one numbered part to the next, as Jupyter Book's multi-toc numbering gives them; the pages of an
     unnumbered part and the root page have none."""
@@ -152,27 +185,39 @@ def _role(match, glue: dict, bib: dict, refs: dict) -> str:
     return explicit.group(1) if explicit else refs["headings"].get(text, text)
 
 
-def _directive(match) -> str:
+CHINESE_TITLES = {"note": "注意", "tip": "提示", "important": "重要", "warning": "警告", "hint": "提示",
+                  "definition": "定义", "theorem": "定理", "lemma": "引理", "proof": "证明", "corollary": "推论",
+                  "proposition": "命题", "example": "例", "remark": "注记", "property": "性质", "observation": "观察"}
+"""The words a deck prints for a directive without a title, in the Chinese edition (the English one capitalises
+the directive's name: "Note", "Theorem")."""
+
+
+def _directive_title(name: str, lang: str) -> str:
+    return text(lang, en=name.capitalize(), zh=CHINESE_TITLES.get(name, name))
+
+
+def _directive(match, lang: str = "en") -> str:
     _, name, argument, body = match.groups()
     body = _OPTION.sub("", body).strip()
     if name in ("admonition", "note", "tip", "important", "warning", "hint"):
-        title = argument.strip() or name.capitalize()
+        title = argument.strip() or _directive_title(name, lang)
         return f"**{title}**\n\n{body}\n"
     if name.startswith("prf:"):  # definition, theorem, lemma, proof…
-        kind = name[4:].capitalize()
-        return f"**{kind}{': ' + argument.strip() if argument.strip() else ''}.**\n\n{body}\n"
+        kind, colon, stop = _directive_title(name[4:], lang), text(lang, en=": ", zh="："), text(lang, en=".", zh="")
+        return f"**{kind}{colon + argument.strip() if argument.strip() else ''}{stop}**\n\n{body}\n"
     return ""  # figures, literalincludes, exercises…: left to the page
 
 
-def myst_to_markdown(text: str, glue: dict, bib: dict, refs: dict | None = None) -> str:
+def myst_to_markdown(source: str, glue: dict, bib: dict, refs: dict | None = None, lang: str = "en") -> str:
     """The MyST a slide may hold, as the plain Markdown (and TeX) that nbconvert renders.
 
-    refs: {"equations": label → number on the page, "headings": label → title}.
+    refs: {"equations": label → number on the page, "headings": label → title}; lang: the edition's language.
     """
+    text = source
     refs = {"equations": {}, "headings": {}, **(refs or {})}
     text = _LABEL_LINE.sub("", text)
     text = _EQUATION_LABEL.sub(lambda m: f"{m.group(1)}\\tag{{{refs['equations'].get(m.group(2), '?')}}}\n{m.group(1)}$$", text)
-    text = _FENCE.sub(_directive, text)
+    text = _FENCE.sub(lambda m: _directive(m, lang), text)
     text = _ROLE.sub(lambda m: _role(m, glue, bib, refs), text)
     return text.strip() + "\n"
 
@@ -180,9 +225,9 @@ def myst_to_markdown(text: str, glue: dict, bib: dict, refs: dict | None = None)
 # ---- the deck ---------------------------------------------------------------------------------
 
 
-def slide_notebook(notebook, glue: dict, bib: dict, headings: dict | None = None, chapter: int | None = None):
+def slide_notebook(notebook, glue: dict, bib: dict, headings: dict | None = None, chapter: int | None = None, lang: str = "en"):
     """A copy of an executed chapter with slide types set from the tags and MyST made plain;
-    `chapter`, the chapter's number on the site, prefixes its equation numbers."""
+    `chapter`, the chapter's number on the site, prefixes its equation numbers; `lang`, the edition's language."""
     deck = copy.deepcopy(notebook)
     refs = {"equations": _equation_numbers(notebook, chapter), "headings": headings or {}}
     for cell in deck.cells:
@@ -191,7 +236,7 @@ def slide_notebook(notebook, glue: dict, bib: dict, headings: dict | None = None
         if kind == "skip":
             continue
         if cell.cell_type == "markdown":
-            cell.source = myst_to_markdown(cell.source, glue, bib, refs)
+            cell.source = myst_to_markdown(cell.source, glue, bib, refs, lang)
         elif cell.cell_type == "code":
             if SHOW_CODE_TAG not in cell.metadata.get("tags", []):
                 cell.metadata["transient"] = {"remove_source": True}
@@ -221,23 +266,26 @@ def count_slides(html: str) -> int:
     return len(re.findall(r"<section[^>]*>(?!\s*<section)", html))
 
 
-def write_decks(executed: Path, out: Path, reveal: Path | None = None) -> dict[str, int]:
-    """Write one deck per tagged chapter into `out` (and reveal.js into out/reveal.js); return slides per deck."""
+def write_decks(executed: Path, out: Path, reveal: Path | None = None, edition: Edition = ENGLISH) -> dict[str, int]:
+    """Write one deck per tagged chapter of `edition` into `out` (and reveal.js into out/reveal.js); return slides per
+    deck."""
     out.mkdir(parents=True, exist_ok=True)
-    bib, headings, numbers = _bib_labels(BOOK / "references.bib"), _heading_labels(BOOK), _chapter_numbers()
+    bib = _bib_labels(BOOK / "references.bib")
+    headings, numbers = _heading_labels(edition.root / edition.chapters), _chapter_numbers(edition.root)
     extra = {
         "mathjax_url": MATHJAX_URL,
         "figure_script": (STATIC / "interactive_figures.js").read_text(),
         "figure_style": (STATIC / "interactive_figures.css").read_text(),
     }
     exporter, counts = _exporter(), {}
-    for path in chapter_notebooks(executed):
+    for path in chapter_notebooks(executed, edition):
         notebook = nbformat.read(path, 4)
         glue_file = path.with_suffix(".glue.json")
         glue = json.loads(glue_file.read_text()) if glue_file.is_file() else {}
         title = next((line[2:].strip() for c in notebook.cells if c.cell_type == "markdown" for line in c.source.splitlines() if line.startswith("# ")), path.stem)
         html, _ = exporter.from_notebook_node(
-            slide_notebook(notebook, glue, bib, headings, numbers.get(path.stem)), resources={"metadata": {"name": title}, "rope": extra}
+            slide_notebook(notebook, glue, bib, headings, numbers.get(path.stem), edition.lang),
+            resources={"metadata": {"name": title}, "rope": extra, "language_code": edition.language_code},
         )
         (out / f"{path.stem}.slides.html").write_text(html)
         counts[path.stem] = count_slides(html)
@@ -274,8 +322,10 @@ def _write_decks_after_build(app, exception):
             f"no reveal.js in {DEFAULT_REVEAL}: the slide decks need it; `make book` installs reveal.js@{REVEAL_VERSION} from npm"
         )
         return
+    from book_site import site_language
+
     build = Path(app.outdir).parent
-    write_decks(build / "jupyter_execute", Path(app.outdir) / SITE_FOLDER, DEFAULT_REVEAL)
+    write_decks(build / "jupyter_execute", Path(app.outdir) / SITE_FOLDER, DEFAULT_REVEAL, Edition(Path(app.confdir), site_language(app)))
 
 
 def setup(app):

@@ -1,6 +1,6 @@
 """The student edition of each chapter: the chapter's notebook without the solutions of its exercises.
 
-A chapter's exercises sit in its "## Exercises" section, each an `{exercise}` block
+A chapter's exercises sit in its "## Exercises" section ("## 练习" in the Chinese edition), each an `{exercise}` block
 followed by its solution between `:::{solution-start} <label>` and `:::{solution-end}`
 (text, code cells, and the hidden cells that check a worked solution's steps). The
 student edition drops every solution block. A coding exercise (one whose statement
@@ -11,10 +11,14 @@ student edition runs top to bottom as the chapter does.
 
 Loaded by Jupyter Book as a local Sphinx extension, it writes `<chapter>.student.ipynb`
 beside each executed notebook in the site's `_sources` (book_site.py offers both in
-the download menu). Run as a script it writes them beside the chapters, which is what
-binder/postBuild does so that Binder opens them:
+the download menu). Run as a script it writes them beside the chapters of both
+editions (book/ and book/zh/), where they are committed, so that Binder and a
+JupyterHub open them:
 
     python book/_ext/student_notebooks.py [OUTPUT_FOLDER]
+
+The check cell passes the chapter's language (`lang=LANG`, set in its first code
+cell), so a Chinese student reads the check's hints in Chinese.
 """
 
 from __future__ import annotations
@@ -31,7 +35,12 @@ YOUR_TURN_TAG = "your-turn"
 CHECK_TAG = "check-your-answer"
 """The tags of the two cells that replace a coding exercise's solution."""
 
-STUB_BODY = "    ...  # your code here"
+STUB_BODY = {"en": "    ...  # your code here", "zh": "    ...  # 在这里写你的代码"}
+
+EXERCISES_HEADINGS = ("## Exercises", "## 练习")
+"""The heading of a chapter's exercises section, in each edition."""
+LANGUAGE = re.compile(r'^LANG = "(en|zh)"$', re.M)
+"""A chapter's language, set in its first code cell."""
 
 EXERCISE = re.compile(r":::\{exercise\}\n:label: ([\w-]+)\n(.*?)\n:::\n", re.S)
 
@@ -55,17 +64,32 @@ class Exercise:
         """The functions the student writes that an auto-check tests: `check_<name>(` in the statement."""
         return list(dict.fromkeys(re.findall(r"`check_(\w+)\(", self.text)))
 
-    def stub(self, name: str) -> str:
+    def stub(self, name: str, lang: str = "en") -> str:
         """`def name(<the solution's arguments>):` with an empty body."""
         found = re.search(rf"^def {name}\((.*?)\):", self.solution, re.M | re.S)
         if found is None:
             raise ValueError(f"exercise {self.label}: its solution defines no {name}(…) to take the stub's arguments from")
-        return f"def {name}({found.group(1)}):\n{STUB_BODY}"
+        return f"def {name}({found.group(1)}):\n{STUB_BODY[lang]}"
+
+
+def split_at_exercises(source: str) -> tuple[str, str, str | None]:
+    """(what comes before the exercises section, its heading, the section); the section is None when there is none."""
+    for heading in EXERCISES_HEADINGS:
+        if heading in source:
+            head, part = source.split(heading, 1)
+            return head, heading, part
+    return source, "", None
+
+
+def language_of(source: str) -> str:
+    """The chapter's language, from its `LANG = "…"` line; English where it has none."""
+    found = LANGUAGE.search(source)
+    return found.group(1) if found else "en"
 
 
 def exercises_of(source: str) -> list[Exercise]:
     """Every exercise of a chapter's MyST source, in order, from its "## Exercises" section."""
-    part = source.split("## Exercises", 1)[-1] if "## Exercises" in source else ""
+    part = split_at_exercises(source)[2] or ""
     found = []
     for match in EXERCISE.finditer(part):
         label = match.group(1)
@@ -95,25 +119,28 @@ def code_cell(tag: str, code: str) -> str:
     return f"```{{code-cell}} ipython3\n:tags: [{tag}]\n\n{code}\n```\n"
 
 
-def your_turn(exercise: Exercise) -> str:
-    """What replaces the solution: for a coding exercise, the stub cell and the check cell; otherwise nothing."""
+def your_turn(exercise: Exercise, lang: str = "en", has_lang: bool = False) -> str:
+    """What replaces the solution: for a coding exercise, the stub cell and the check cell; otherwise nothing. The
+    check is told the chapter's language when the chapter names it (`has_lang`)."""
     if not exercise.checked:
         return ""
-    stubs = "\n\n\n".join(exercise.stub(name) for name in exercise.checked)
+    stubs = "\n\n\n".join(exercise.stub(name, lang) for name in exercise.checked)
     imports = "\n".join(f"from rope_lib.teach.exercises import check_{name}" for name in exercise.checked)
-    calls = "\n".join(f"check_{name}({name})" for name in exercise.checked)
+    in_language = ", lang=LANG" if has_lang else ""
+    calls = "\n".join(f"check_{name}({name}{in_language})" for name in exercise.checked)
     return code_cell(YOUR_TURN_TAG, stubs) + "\n" + code_cell(CHECK_TAG, f"{imports}\n\n{calls}")
 
 
 def student_source(source: str) -> str:
     """The chapter's MyST source with each solution replaced by what the student fills in."""
-    head, exercises_part = source.split("## Exercises", 1) if "## Exercises" in source else (source, None)
+    head, heading, exercises_part = split_at_exercises(source)
     if exercises_part is None:
         return source
+    lang, has_lang = language_of(source), LANGUAGE.search(source) is not None
     for exercise in exercises_of(source):
         if exercise.solution_block:
-            exercises_part = exercises_part.replace(exercise.solution_block, your_turn(exercise), 1)
-    return head + "## Exercises" + exercises_part
+            exercises_part = exercises_part.replace(exercise.solution_block, your_turn(exercise, lang, has_lang), 1)
+    return head + heading + exercises_part
 
 
 def student_notebook(chapter: Path):
@@ -140,7 +167,7 @@ def has_exercises(chapter: Path) -> bool:
 def chapters_of_the_book(root: Path) -> list[Path]:
     """The chapter sources of _toc.yml's parts that have exercises, in order."""
     files = re.findall(r"^\s*- file: (\S+)", (root / "_toc.yml").read_text().split("parts:", 1)[1], re.M)
-    return [root / f"{name}.md" for name in files if has_exercises(root / f"{name}.md")]
+    return [root / f"{name}.md" for name in files if (root / f"{name}.md").is_file() and has_exercises(root / f"{name}.md")]
 
 
 # ---- the Sphinx extension ----------------------------------------------------------------------
@@ -167,10 +194,14 @@ def setup(app):
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
+EDITIONS = (Path(__file__).resolve().parents[2], Path(__file__).resolve().parents[1] / "zh")
+"""The folders holding each edition's _toc.yml: the repository root (English) and book/zh (Chinese)."""
+
+
 if __name__ == "__main__":
-    ROOT = Path(__file__).resolve().parents[2]
+    ROOT = EDITIONS[0]
     output = Path(sys.argv[1]) if len(sys.argv) > 1 else None
-    for chapter in chapters_of_the_book(ROOT):
+    for chapter in (chapter for edition in EDITIONS for chapter in chapters_of_the_book(edition)):
         folder = chapter.parent if output is None else output / chapter.parent.relative_to(ROOT)
         write_student_notebook(chapter, folder / f"{chapter.stem}{SUFFIX}")
         print(f"{folder / (chapter.stem + SUFFIX)}")

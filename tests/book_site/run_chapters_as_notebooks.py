@@ -24,9 +24,13 @@ def live_widgets(notebook) -> int:
     return sum(WIDGET_VIEW in output.get("data", {}) for cell in notebook.cells for output in cell.get("outputs", []))
 
 
+NOT_YET = ("NOT YET", "尚未通过")
+"""What a check prints on an answer that does not pass, in each edition."""
+
+
 def checks_not_yet(notebook) -> int:
     return sum(
-        "NOT YET" in output.get("text", "")
+        any(words in output.get("text", "") for words in NOT_YET)
         for cell in notebook.cells if student_notebooks.CHECK_TAG in cell.metadata.get("tags", [])
         for output in cell.get("outputs", [])
     )
