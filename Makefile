@@ -5,6 +5,10 @@ BIN    := $(VENV)/bin
 BOOK_DEPS := $(VENV)/.book-deps
 TEST_DEPS := $(VENV)/.test-deps
 LIB_STAMP := _build/.rope_lib-stamp
+# The Chinese edition (book/zh/, its own _config.yml and _toc.yml) builds into _build/zh/_build/ and its site is copied
+# into the English site's zh/, so one site serves both and each page links the other's.
+ZH_SOURCE := book/zh
+ZH_BUILD  := _build/zh
 PORT ?= 8000
 # reveal.js for the slide decks, from npm, pinned: the 4.x series that nbconvert 7.17's reveal template is written for.
 REVEAL_VERSION := 4.6.0
@@ -26,7 +30,7 @@ $(TEST_DEPS): $(BOOK_DEPS)
 # jupyter-cache keys outputs by the cells' code alone, and Sphinx re-reads only the pages whose source changed: a
 # change to rope_lib, or to the data the chapters read (book/data), must re-run every page, so both caches go.
 $(LIB_STAMP): $(shell find rope_lib -name '*.py') $(wildcard book/data/*)
-	rm -rf _build/.jupyter_cache _build/.doctrees
+	rm -rf _build/.jupyter_cache _build/.doctrees $(ZH_BUILD)/_build/.jupyter_cache $(ZH_BUILD)/_build/.doctrees
 	mkdir -p _build && touch $@
 
 $(REVEAL_STAMP): | $(BIN)/python
@@ -36,9 +40,12 @@ $(REVEAL_STAMP): | $(BIN)/python
 # The site, with one reveal.js deck per tagged chapter in _build/html/_static/slides/: the book build
 # writes them itself (the `slides` extension, book/_ext/slides.py), so decks and pages never disagree.
 # The PDF first: the site offers it for download (book/_ext/book_pdf.py copies it in); the HTML build
-# reuses the cells the PDF build executed.
+# reuses the cells the PDF build executed. Then the Chinese edition the same way, into _build/html/zh/.
 book: pdf $(REVEAL_STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
+	$(BIN)/jupyter-book build $(ZH_SOURCE) --path-output $(ZH_BUILD) -W -n --keep-going
+	rm -rf _build/html/zh
+	cp -r $(ZH_BUILD)/_build/html _build/html/zh
 
 # The decks are made from the notebooks the book build executed: `make slides` is `make book`.
 slides: book
@@ -46,6 +53,7 @@ slides: book
 test: $(TEST_DEPS) $(REVEAL_STAMP)
 	bash tests/install_chromium.sh
 	bash tests/install_tex.sh
+	bash tests/install_fonts.sh
 	$(BIN)/python -m pytest
 
 # RoPE implementations timed against a copy of the same bytes (benchmarks/rope_speed.py), then whole-model decoding against Hugging Face (benchmarks/decode_speed.py): prints the tables and
@@ -59,10 +67,13 @@ experiments: $(BOOK_DEPS)
 	$(BIN)/python -m benchmarks.position_encodings
 
 # The whole book as one PDF, _build/latex/rope-from-first-principles.pdf, with Sphinx's LaTeX writer and XeLaTeX,
-# from the notebooks of the execution cache; the TeX packages come from Debian (tests/install_tex.sh).
+# from the notebooks of the execution cache; the TeX packages and the Chinese font come from Debian
+# (tests/install_tex.sh, tests/install_fonts.sh). The Chinese edition's is _build/zh/_build/latex/…-zh.pdf.
 pdf: $(BOOK_DEPS) $(LIB_STAMP)
 	bash tests/install_tex.sh
+	bash tests/install_fonts.sh
 	$(BIN)/jupyter-book build . -W -n --keep-going --builder pdflatex
+	$(BIN)/jupyter-book build $(ZH_SOURCE) --path-output $(ZH_BUILD) -W -n --keep-going --builder pdflatex
 
 serve:
 	@test -d _build/html || { echo "no site yet: run 'make book' first"; exit 1; }

@@ -5,6 +5,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 """The repository root: README, _toc.yml, book/, rope_lib/."""
 
+CHINESE = ROOT / "book" / "zh"
+"""The Chinese edition's folder: its _config.yml, _toc.yml and pages; built into the site's zh/."""
+
 NOT_CHAPTERS = {"book/intro", "book/references", "book/teachers_guide"}
 """The pages of _toc.yml that are not chapters: no objectives, summary or exercises."""
 
@@ -22,6 +25,15 @@ def pages() -> list[str]:
 
     root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
     return [root] + [entry["file"] for part in toc_parts() for entry in part["chapters"]]
+
+
+def chinese_pages() -> list[str]:
+    """Every page of the Chinese edition in reading order, the root page first, as paths from the repository root
+    without .md (e.g. "book/zh/rope_2d")."""
+    import yaml
+
+    toc = yaml.safe_load((CHINESE / "_toc.yml").read_text())
+    return [f"book/zh/{name}" for name in [toc["root"]] + [entry["file"] for part in toc["parts"] for entry in part["chapters"]]]
 
 
 def chapters() -> list[str]:

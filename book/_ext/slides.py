@@ -278,6 +278,7 @@ def write_decks(executed: Path, out: Path, reveal: Path | None = None, edition: 
         "figure_style": (STATIC / "interactive_figures.css").read_text(),
     }
     exporter, counts = _exporter(), {}
+    exporter.language_code = edition.language_code
     for path in chapter_notebooks(executed, edition):
         notebook = nbformat.read(path, 4)
         glue_file = path.with_suffix(".glue.json")
@@ -285,7 +286,7 @@ def write_decks(executed: Path, out: Path, reveal: Path | None = None, edition: 
         title = next((line[2:].strip() for c in notebook.cells if c.cell_type == "markdown" for line in c.source.splitlines() if line.startswith("# ")), path.stem)
         html, _ = exporter.from_notebook_node(
             slide_notebook(notebook, glue, bib, headings, numbers.get(path.stem), edition.lang),
-            resources={"metadata": {"name": title}, "rope": extra, "language_code": edition.language_code},
+            resources={"metadata": {"name": title}, "rope": extra},
         )
         (out / f"{path.stem}.slides.html").write_text(html)
         counts[path.stem] = count_slides(html)

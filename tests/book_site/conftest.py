@@ -3,6 +3,7 @@
 import contextlib
 import functools
 import http.server
+import shutil
 import subprocess
 import sys
 import threading
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from paths import ROOT
+from paths import CHINESE, ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")
 """Debian's Chromium (tests/install_chromium.sh); no test tool downloads a browser of its own."""
@@ -51,12 +52,32 @@ def built_pdf(book_output):
 
 
 @pytest.fixture(scope="session")
-def built_book(book_output, built_pdf):
-    """The whole book built once per test session as `make book` builds it, the PDF first (the site offers it, and the
-    site's build reuses the cells the PDF's build executed), shared by the build test and the browser tests."""
-    pdf, _ = built_pdf
-    result = _build_book(ROOT, book_output) if pdf.returncode == 0 else pdf
-    return result, book_output / "_build" / "html"
+def built_pdf_zh(book_output):
+    """The Chinese edition's PDF, built as `make pdf` builds it (from book/zh into _build/zh): (result, its LaTeX folder)."""
+    result = _build_book(CHINESE, book_output / "zh", builder="pdflatex")
+    return result, book_output / "zh" / "_build" / "latex"
+
+
+def _together(results: list[subprocess.CompletedProcess]) -> subprocess.CompletedProcess:
+    """Several builds as one: the first failure's return code (0 when all passed), and every build's output."""
+    failed = next((r.returncode for r in results if r.returncode != 0), 0)
+    return subprocess.CompletedProcess([r.args for r in results], failed, "\n".join(r.stdout for r in results),
+                                       "\n".join(r.stderr for r in results))
+
+
+@pytest.fixture(scope="session")
+def built_book(book_output, built_pdf, built_pdf_zh):
+    """The whole book built once per test session as `make book` builds it, shared by the build test and the browser
+    tests: each edition's PDF first (the site offers it, and the site's build reuses the cells the PDF's build
+    executed), then the English site, then the Chinese one, copied into the English site's zh/."""
+    html = book_output / "_build" / "html"
+    results = [built_pdf[0], built_pdf_zh[0]]
+    if all(r.returncode == 0 for r in results):
+        results.append(_build_book(ROOT, book_output))
+        results.append(_build_book(CHINESE, book_output / "zh"))
+        if results[-1].returncode == 0:
+            shutil.copytree(book_output / "zh" / "_build" / "html", html / "zh", dirs_exist_ok=True)
+    return _together(results), html
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -27,8 +27,9 @@ pytestmark = pytest.mark.slow
 
 
 def site_pages(html: Path) -> list[str]:
-    """Every HTML page of the site, as paths relative to its root (theme fragments under _static excluded)."""
-    return sorted(p.relative_to(html).as_posix() for p in html.rglob("*.html") if p.relative_to(html).parts[0] != "_static")
+    """Every HTML page of the site, both editions (the Chinese under zh/), as paths relative to its root (theme
+    fragments under _static excluded)."""
+    return sorted(p.relative_to(html).as_posix() for p in html.rglob("*.html") if "_static" not in p.relative_to(html).parts)
 
 
 @pytest.fixture(scope="module")

@@ -178,11 +178,14 @@ def test_binder_and_a_jupyterhub_open_the_student_edition(tmp_path):
     }
 
 
-def test_the_committed_student_editions_are_the_chapters_own():
-    """book/<chapter>.student.ipynb is committed (a JupyterHub's clone runs no set-up script) and must be what
-    student_notebooks.py makes of the chapter today: run `python book/_ext/student_notebooks.py` after an edit."""
-    made = {chapter.with_name(chapter.stem + student_notebooks.SUFFIX): chapter for chapter in student_notebooks.chapters_of_the_book(ROOT)}
-    assert set((ROOT / "book").glob(f"*{student_notebooks.SUFFIX}")) == set(made)
+@pytest.mark.parametrize("edition", student_notebooks.EDITIONS, ids=["en", "zh"])
+def test_the_committed_student_editions_are_the_chapters_own(edition):
+    """book/<chapter>.student.ipynb and book/zh/<chapter>.student.ipynb are committed (a JupyterHub's clone runs no
+    set-up script) and must be what student_notebooks.py makes of the chapter today: run
+    `python book/_ext/student_notebooks.py` after an edit."""
+    made = {chapter.with_name(chapter.stem + student_notebooks.SUFFIX): chapter for chapter in student_notebooks.chapters_of_the_book(edition)}
+    folder = edition if edition != ROOT else ROOT / "book"
+    assert made and set(folder.glob(f"*{student_notebooks.SUFFIX}")) == set(made)
     stale = [path.name for path, chapter in made.items() if path.read_text() != nbformat.writes(student_notebooks.student_notebook(chapter)) + "\n"]
     assert not stale, f"stale student editions {stale}: run `python book/_ext/student_notebooks.py`"
 
