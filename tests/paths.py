@@ -41,6 +41,11 @@ def chapters() -> list[str]:
     return [page for page in pages()[1:] if page not in NOT_CHAPTERS]
 
 
+def chinese_chapters() -> list[str]:
+    """The chapters of the Chinese edition, in the English order: book/zh/<chapter> for each of `chapters()`."""
+    return [chapter.replace("book/", "book/zh/", 1) for chapter in chapters()]
+
+
 def pdf_name() -> str:
     """The book's PDF (`make pdf`, and the site's copy): latex_documents' targetname in _config.yml, .tex → .pdf."""
     import yaml

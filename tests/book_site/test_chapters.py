@@ -8,7 +8,17 @@ import re
 import pytest
 
 import rope_lib
-from paths import ROOT, chapters
+from paths import ROOT, chapters, chinese_chapters
+
+SECTIONS = {
+    "en": ("```{admonition} After this chapter you can", "## Summary", "## Exercises", "../rope_lib/"),
+    "zh": ("```{admonition} 学完本章，你将能够", "## 小结", "## 练习", "../../rope_lib/"),
+}
+"""Per edition: the objectives' title, the summary's and the exercises' headings, and the library seen from a page."""
+
+
+def language(chapter: str) -> str:
+    return "zh" if chapter.startswith("book/zh/") else "en"
 
 def code_cells(text: str) -> list[str]:
     return re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, re.S)
@@ -31,14 +41,15 @@ def library_tests_text() -> str:
     return "\n".join(p.read_text() for p in (ROOT / "tests").glob("test_*.py"))
 
 
-@pytest.mark.parametrize("chapter", chapters())
+@pytest.mark.parametrize("chapter", chapters() + chinese_chapters())
 def test_chapter_has_objectives_summary_and_exercises(chapter):
     text = (ROOT / f"{chapter}.md").read_text()
+    objectives, summary, exercises, _ = SECTIONS[language(chapter)]
     assert text.startswith("---\njupytext:"), "a jupytext header, so Jupyter opens the chapter as a notebook"
     assert re.search(r"^\(ch-[\w-]+\)=\n# ", text, re.M), "a (ch-…)= label above the title"
-    assert "```{admonition} After this chapter you can" in text, "learning objectives at the top"
-    assert re.search(r"^## Summary\b", text, re.M), "a Summary section"
-    exercises_part = text.split("## Exercises", 1)
+    assert objectives in text, "learning objectives at the top"
+    assert re.search(rf"^{summary}$", text, re.M), "a Summary section"
+    exercises_part = text.split(exercises, 1)
     assert len(exercises_part) == 2, "an Exercises section"
     labels = re.findall(r":::\{exercise\}\n:label: ([\w-]+)", exercises_part[1])
     assert len(labels) >= 3, f"at least three exercises, found {labels}"
@@ -50,14 +61,14 @@ def test_chapter_has_objectives_summary_and_exercises(chapter):
     assert coding >= 1, "at least one coding exercise with a solution that runs"
 
 
-@pytest.mark.parametrize("chapter", chapters())
+@pytest.mark.parametrize("chapter", chapters() + chinese_chapters())
 def test_chapter_cites_labels_its_formulas_and_shows_library_source(chapter):
     text = (ROOT / f"{chapter}.md").read_text()
     labels = re.findall(r"^\$\$ \(([\w-]+)\)$", text, re.M)
     assert labels, "labelled display equations"
     assert any(f"{{eq}}`{label}`" in text for label in labels), "equations referenced with {eq}"
     assert "{cite}`" in text, "a citation to book/references.bib"
-    assert "{literalinclude} ../rope_lib/" in text, "library code shown from its source, not retyped"
+    assert "{literalinclude} " + SECTIONS[language(chapter)][3] in text, "library code shown from its source, not retyped"
 
 
 @pytest.mark.parametrize("chapter", chapters())

@@ -1,5 +1,5 @@
-"""What a student on Binder does, done here: a fresh environment from binder/ and every chapter run as a notebook, in
-both editions side by side: the chapter with its solutions, and the student edition binder/postBuild writes.
+"""What a student on Binder does, done here: a fresh environment from binder/ and every chapter, English and Chinese,
+run as a notebook, in both editions side by side: the chapter with its solutions, and its committed student edition.
 
 The package list is binder/requirements.txt, except that torch comes from the
 registry (torch==2.13.0, the CPU build on this machine) because PyTorch's own
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from paths import ROOT, chapters
+from paths import ROOT, chapters, chinese_chapters
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import student_notebooks  # noqa: E402
@@ -50,7 +50,7 @@ def student_python(tmp_path_factory) -> Path:
     return python
 
 
-@pytest.mark.parametrize("chapter", chapters())
+@pytest.mark.parametrize("chapter", chapters() + chinese_chapters())
 def test_chapter_runs_as_a_notebook_in_the_binder_environment(student_python, chapter):
     """Both editions run top to bottom, build their live widgets, and each auto-check of the student edition answers
     NOT YET on the empty answer."""

@@ -13,7 +13,7 @@ import sys
 import nbformat
 import pytest
 
-from paths import ROOT, chapters
+from paths import ROOT, chapters, chinese_chapters
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import student_notebooks  # noqa: E402
@@ -46,7 +46,11 @@ def coding_exercises(chapter: str) -> list:
     return [e for e in student_notebooks.exercises_of(source(chapter)) if re.search(r"`check_\w+\(", e.text)]
 
 
-@pytest.fixture(scope="module", params=chapters())
+NOT_YET = {"en": "NOT YET", "zh": "尚未通过"}
+"""What a check prints first on an answer that does not pass, in each language."""
+
+
+@pytest.fixture(scope="module", params=chapters() + chinese_chapters())
 def edition(request):
     return request.param, student_notebooks.student_notebook(ROOT / f"{request.param}.md")
 
@@ -92,24 +96,25 @@ def test_the_answer_cells_are_empty(edition):
     chapter, notebook = edition
     for cell in tagged(notebook, student_notebooks.YOUR_TURN_TAG):
         for line in filter(None, cell.source.splitlines()):
-            assert re.fullmatch(r"def \w+\(.*\):|    \.\.\.  # your code here", line), f"{chapter}: {line!r}"
+            assert line.startswith("def ") and re.fullmatch(r"def \w+\(.*\):", line) or line in student_notebooks.STUB_BODY.values(), f"{chapter}: {line!r}"
     for cell in tagged(notebook, student_notebooks.CHECK_TAG):
         for line in filter(None, cell.source.splitlines()):
-            assert re.fullmatch(r"from rope_lib\.teach\.exercises import check_\w+|check_(\w+)\(\1\)", line), f"{chapter}: {line!r}"
+            assert re.fullmatch(r"from rope_lib\.teach\.exercises import check_\w+|check_(\w+)\(\1, lang=LANG\)", line), f"{chapter}: {line!r}"
 
 
 def test_each_check_reports_not_yet_on_the_empty_answer(edition):
     """The your-turn cell and the check cell of each coding exercise, run as the student first runs them."""
     chapter, notebook = edition
+    lang = student_notebooks.language_of(source(chapter))
     for stub, check in zip(tagged(notebook, student_notebooks.YOUR_TURN_TAG), tagged(notebook, student_notebooks.CHECK_TAG)):
-        namespace, printed = {}, io.StringIO()
+        namespace, printed = {"LANG": lang}, io.StringIO()
         *statements, call = check.source.splitlines()
         with contextlib.redirect_stdout(printed):
             exec(stub.source, namespace)
             exec("\n".join(statements), namespace)
             result = eval(call, namespace)
         assert result is not None and not result, f"{chapter}: {call} → {result!r}"
-        assert printed.getvalue().startswith("NOT YET"), f"{chapter}: {call} printed {printed.getvalue()!r}"
+        assert printed.getvalue().startswith(NOT_YET[lang]), f"{chapter}: {call} printed {printed.getvalue()!r}"
 
 
 @pytest.mark.slow
