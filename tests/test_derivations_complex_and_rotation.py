@@ -48,7 +48,7 @@ def test_the_chapter_checks_each_equation_under_it_from_its_own_source(name):
     module = MODULES[name]
     text = (ROOT / "book" / module.CHAPTER).read_text()
     assert f"from rope_lib.teach.derivations import {name} as derivation" in text
-    assert "displayed_equations.Page(derivation.CHAPTER, derivation.CHECKS, unchecked=derivation.UNCHECKED)" in text
+    assert "displayed_equations.Page(derivation.CHAPTER, derivation.CHECKS, unchecked=derivation.UNCHECKED, lang=LANG)" in text
     for label in module.CHECKS:
         call = f'page.check("{label}")'
         assert text.count(call) == 1, f"the chapter calls {call} once"

@@ -7,6 +7,7 @@ import pytest
 import sympy as sp
 
 from rope_lib.teach.displayed_equations import Check, Page, assert_displayed, page_equations, parse_sides
+from rope_lib.teach.language import Words
 
 a, b, c, d, x, theta = sp.symbols("a b c d x theta", real=True)
 q1, q2 = sp.symbols("q1 q2", real=True)
@@ -77,22 +78,29 @@ def test_a_wrong_sign_a_wrong_index_or_a_missing_side_is_caught():
 
 
 def product():
-    return Check((a + sp.I * b) * (c + sp.I * d), a * c - b * d + sp.I * (a * d + b * c), rule="multiply out")
+    return Check((a + sp.I * b) * (c + sp.I * d), a * c - b * d + sp.I * (a * d + b * c), rule=Words("multiply out", "展开相乘"))
 
 
 def test_a_page_checks_its_equations_and_says_how_many(tmp_path):
     path = write(tmp_path, ("product", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bc)"), ("goal", "f = g"))
-    page = Page(path, {"product": product}, unchecked={"goal": "a requirement"})
+    page = Page(path, {"product": product}, unchecked={"goal": Words("a requirement", "一个要求")})
     shown = page.check("product")
     assert page.checked == ["product"] and r"\text{multiply out}" in shown._repr_latex_()
     assert page.summary() == "1 of the 2 displayed equations of chapter.md are checked as displayed; not checked: goal (a requirement)"
+    chinese = Page(path, {"product": product}, unchecked={"goal": Words("a requirement", "一个要求")}, lang="zh")
+    assert r"\text{展开相乘}" in chinese.check("product")._repr_latex_() and chinese.unchecked == {"goal": "一个要求"}
+    assert chinese.summary() == "chapter.md 所展示的 2 个公式中，有 1 个按页面上的写法检验过；未检验：goal (一个要求)"
+    with pytest.raises(ValueError, match="lang must be one of"):
+        Page(path, {"product": product}, unchecked={"goal": Words("a requirement", "一个要求")}, lang="fr")
+    with pytest.raises(ValueError, match="unchecked must give each reason in both languages"):
+        Page(path, {"product": product}, unchecked={"goal": "a requirement"})
     with pytest.raises(KeyError, match="label must be one of the checked equations"):
         page.check("goal")
 
 
 def test_a_false_step_is_caught_before_the_page_is_read(tmp_path):
     path = write(tmp_path, ("product", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bc)"))
-    page = Page(path, {"product": lambda: Check(a * b, a + b, rule="wishful")})
+    page = Page(path, {"product": lambda: Check(a * b, a + b, rule=Words("wishful", "一厢情愿"))})
     with pytest.raises(AssertionError, match=r"product: side 2 does not follow from side 1 \(wishful\)"):
         page.check("product")
 
@@ -102,28 +110,30 @@ def test_a_page_must_account_for_every_equation(tmp_path):
     with pytest.raises(ValueError, match=r"displays equations neither checked nor declared unchecked: \['goal'\]"):
         Page(path, {"product": product})
     with pytest.raises(ValueError, match=r"does not display the labelled equations \['missing'\]"):
-        Page(path, {"product": product}, unchecked={"goal": "a requirement", "missing": "gone"})
+        Page(path, {"product": product}, unchecked={"goal": Words("a requirement", "一个要求"), "missing": Words("gone", "没了")})
     with pytest.raises(ValueError, match="labels both checked and unchecked"):
-        Page(path, {"product": product}, unchecked={"goal": "a requirement", "product": "twice"})
+        Page(path, {"product": product}, unchecked={"goal": Words("a requirement", "一个要求"), "product": Words("twice", "两次")})
 
 
 def test_a_check_needs_an_equation_and_a_rule():
     with pytest.raises(ValueError, match="sides must be at least two expressions"):
-        Check(a, rule="alone")
+        Check(a, rule=Words("alone", "单独"))
     with pytest.raises(ValueError, match="rule must say in words"):
-        Check(a, a, rule=" ")
+        Check(a, a, rule=Words(" ", "展开"))
+    with pytest.raises(ValueError, match="rule must say in words, in English and Chinese"):
+        Check(a, a, rule="multiply out")
 
 
 def test_a_rule_is_plain_text():
     with pytest.raises(ValueError, match=r"rule is shown as plain text.*write exp\(iθ\), not e\^\{iθ\}"):
-        Check(a, a, rule="e^{iθ} turns")
+        Check(a, a, rule=Words("e^{iθ} turns", "旋转"))
 
 
 def test_an_underscore_in_a_rule_leaves_the_text_for_math_mode(tmp_path):
     """LaTeX refuses "_" inside \\text{…} (the PDF build stops there) and MathJax prints "\\_" there literally: the rule's
     underscore is set in math mode between two text groups, which both read as "_"."""
     path = write(tmp_path, ("product", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bc)"))
-    page = Page(path, {"product": lambda: Check((a + sp.I * b) * (c + sp.I * d), a * c - b * d + sp.I * (a * d + b * c), rule="λ_t = 2π/ω_t & more")})
+    page = Page(path, {"product": lambda: Check((a + sp.I * b) * (c + sp.I * d), a * c - b * d + sp.I * (a * d + b * c), rule=Words("λ_t = 2π/ω_t & more", "更多"))})
     shown = page.check("product")._repr_latex_()
     assert r"\text{λ}\_\text{t = 2π/ω}\_\text{t \& more}" in shown
     assert not any("_" in group for group in re.findall(r"\\text\{([^}]*)\}", shown))
@@ -132,4 +142,4 @@ def test_an_underscore_in_a_rule_leaves_the_text_for_math_mode(tmp_path):
 def test_a_rule_has_no_caret():
     """A caret, like an underscore, is math in LaTeX: plain text cannot hold it (write ᵀ for a transpose)."""
     with pytest.raises(ValueError, match=r"rule is shown as plain text, so it must not use LaTeX's \^"):
-        Check(a, a, rule="A = W_q^⊤W_k")
+        Check(a, a, rule=Words("A = W_q^⊤W_k", "转置"))

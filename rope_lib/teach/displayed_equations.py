@@ -31,6 +31,8 @@ from typing import Mapping, Sequence
 import sympy as sp
 from sympy.parsing.latex import parse_latex
 
+from .language import Words, require_language, text
+
 DISPLAY = re.compile(r"^[ \t]*\$\$\n(?P<latex>.*?)\n[ \t]*\$\$ \((?P<label>[\w-]+)\)[ \t]*$", re.M | re.S)
 """A labelled display equation of a MyST page: $$ on its own line, the LaTeX, then `$$ (label)` (indented in a list item, say)."""
 
@@ -236,16 +238,17 @@ class Check:
     """One displayed equation as a derivation checks it.
 
     sides: its sides in the page's order, as sympy expressions or Matrices; each must equal the next.
-    rule: what turns each side into the next, in words ("multiply out and use i² = −1"); shown with the check.
+    rule: what turns each side into the next, in words ("multiply out and use i² = −1"), in both languages (Words);
+    shown with the check in the page's language.
     names: pieces of LaTeX the parser cannot read → the expression each stands for (see `parse_sides`).
     """
 
-    def __init__(self, *sides, rule: str, names: Mapping[str, object] | None = None):
+    def __init__(self, *sides, rule: Words, names: Mapping[str, object] | None = None):
         if len(sides) < 2:
             raise ValueError(f"sides must be at least two expressions (an equation), got {len(sides)}")
-        if not isinstance(rule, str) or not rule.strip():
-            raise ValueError(f"rule must say in words how each side follows from the one before, got {rule!r}")
-        if found := set(rule) & set(RULE_FORBIDS):
+        if not isinstance(rule, Words) or not rule.en.strip() or not rule.zh.strip():
+            raise ValueError(f"rule must say in words, in English and Chinese (Words), how each side follows from the one before, got {rule!r}")
+        if found := set(rule.en + rule.zh) & set(RULE_FORBIDS):
             raise ValueError(f"rule is shown as plain text, so it must not use LaTeX's {''.join(sorted(found))}: write exp(iθ), not e^{{iθ}}; got {rule!r}")
         self.sides, self.rule, self.names = tuple(sides), rule, dict(names or {})
 
@@ -307,13 +310,17 @@ class Page:
     checks: label → a function returning the `Check` of that equation.
     unchecked: label → why it is not checked (a definition, a statement proved elsewhere, …).
     Building the Page fails if an equation is in neither, or a label is not displayed, so that the
-    count the chapter prints is the true one.
+    count the chapter prints is the true one. lang: the page's language, in which the rules and the reasons (Words)
+    are shown; `unchecked` holds the reasons in that language.
     """
 
-    def __init__(self, path, checks: Mapping[str, object], *, unchecked: Mapping[str, str] | None = None):
-        self.path = Path(path)
+    def __init__(self, path, checks: Mapping[str, object], *, unchecked: Mapping[str, Words] | None = None, lang: str = "en"):
+        self.path, self.lang = Path(path), require_language(lang)
         self.equations = page_equations(self.path)
-        self.checks, self.unchecked = dict(checks), dict(unchecked or {})
+        if wrong := [label for label, why in (unchecked or {}).items() if not isinstance(why, Words)]:
+            raise ValueError(f"unchecked must give each reason in both languages (Words); not for {wrong}")
+        self.checks = dict(checks)
+        self.unchecked = {label: why.in_language(lang) for label, why in (unchecked or {}).items()}
         declared = set(self.checks) | set(self.unchecked)
         if set(self.checks) & set(self.unchecked):
             raise ValueError(f"labels both checked and unchecked: {sorted(set(self.checks) & set(self.unchecked))}")
@@ -331,7 +338,7 @@ class Page:
         step = self.checks[label]()
         for i, (before, after) in enumerate(zip(step.sides, step.sides[1:]), start=1):
             if not _same(before, after):
-                raise AssertionError(f"{label}: side {i + 1} does not follow from side {i} ({step.rule}): {before} ≠ {after}")
+                raise AssertionError(f"{label}: side {i + 1} does not follow from side {i} ({step.rule.en}): {before} ≠ {after}")
         try:
             assert_displayed(self.equations[label], step.sides, what=label, names=step.names)
         except ValueError as error:  # the page no longer holds a named piece, or no longer parses: a wrong page too
@@ -341,7 +348,7 @@ class Page:
         shown = parse_sides(self.equations[label], names=step.names, shown=True)
         pieces = sorted(map(_normalise, step.names), key=len, reverse=True)  # numbered as parse_sides numbers them
         names = {_NAMED % i: piece for i, piece in enumerate(pieces, start=1)}
-        return CheckedEquation(label, shown, _worked(step.sides[0]), step.rule, names)
+        return CheckedEquation(label, shown, _worked(step.sides[0]), step.rule.in_language(self.lang), names)
 
     def check_all(self) -> list[CheckedEquation]:
         """Every checked equation of the page, in page order."""
@@ -349,6 +356,8 @@ class Page:
 
     def summary(self) -> str:
         """How many displayed equations are checked as displayed, and which are not and why."""
-        others = "; ".join(f"{label} ({why})" for label, why in self.unchecked.items())
-        text = f"{len(self.checks)} of the {len(self.equations)} displayed equations of {self.path.name} are checked as displayed"
-        return text + (f"; not checked: {others}" if others else "")
+        others = text(self.lang, en="; ", zh="；").join(f"{label} ({why})" for label, why in self.unchecked.items())
+        checked, shown = len(self.checks), len(self.equations)
+        said = text(self.lang, en=f"{checked} of the {shown} displayed equations of {self.path.name} are checked as displayed",
+                    zh=f"{self.path.name} 所展示的 {shown} 个公式中，有 {checked} 个按页面上的写法检验过")
+        return said + (text(self.lang, en=f"; not checked: {others}", zh=f"；未检验：{others}") if others else "")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from rope_lib.teach.displayed_equations import Check
+from rope_lib.teach.language import Words
 
 CHAPTER = "complex_numbers.md"
 
@@ -39,7 +40,7 @@ def polar() -> Check:
         a + I * b,
         a + I * b,
         r * (sp.cos(phi) + I * sp.sin(phi)),
-        rule="r = |z| = √(a² + b²) and φ = arg z, the angle of (a, b), so r cos φ = a and r sin φ = b",
+        rule=Words("r = |z| = √(a² + b²) and φ = arg z, the angle of (a, b), so r cos φ = a and r sin φ = b", "r = |z| = √(a² + b²)，φ = arg z 是 (a, b) 的角度，所以 r cos φ = a，r sin φ = b"),
         names={"z": a + I * b, "r": r, r"\varphi": phi},
     )
 
@@ -49,7 +50,7 @@ def product() -> Check:
     return Check(
         (a + I * b) * (c + I * d),
         (a * c - b * d) + I * (a * d + b * c),
-        rule="multiply out and use i² = −1",
+        rule=Words("multiply out and use i² = −1", "展开相乘，并用 i² = −1"),
     )
 
 
@@ -62,7 +63,7 @@ def polar_product() -> Check:
     return Check(
         _polar_form(r1, phi1) * _polar_form(r2, phi2),
         r1 * r2 * (sp.cos(phi1 + phi2) + I * sp.sin(phi1 + phi2)),
-        rule="multiply out with i² = −1, then the addition formulas of cos and sin",
+        rule=Words("multiply out with i² = −1, then the addition formulas of cos and sin", "用 i² = −1 展开相乘，再用 cos 和 sin 的和角公式"),
     )
 
 
@@ -73,7 +74,7 @@ def exp_series() -> Check:
         sp.exp(z),
         sp.Sum(z**k / sp.factorial(k), (k, 0, sp.oo)),
         1 + z + z**2 / sp.factorial(2) + z**3 / sp.factorial(3) + rest,
-        rule="the power series of the exponential; the dots are the terms from k = 4 on",
+        rule=Words("the power series of the exponential; the dots are the terms from k = 4 on", "指数函数的幂级数；省略号是从 k = 4 起的各项"),
         names={r"\cdots": rest},
     )
 
@@ -87,8 +88,11 @@ def euler() -> Check:
         sp.Sum((I * x) ** k / sp.factorial(k), (k, 0, sp.oo)),
         even + I * odd,
         sp.cos(x) + I * sp.sin(x),
-        rule="the series at z = i x; the even powers (ix)²ʲ are (−1)ʲ x²ʲ, the odd ones i (−1)ʲ x²ʲ⁺¹; "
-        "the two sums are the series of cos x and sin x",
+        rule=Words(
+            "the series at z = i x; the even powers (ix)²ʲ are (−1)ʲ x²ʲ, the odd ones i (−1)ʲ x²ʲ⁺¹; "
+            "the two sums are the series of cos x and sin x",
+            "在 z = i x 处展开级数；偶次幂 (ix)²ʲ 是 (−1)ʲ x²ʲ，奇次幂是 i (−1)ʲ x²ʲ⁺¹；两个和分别是 cos x 和 sin x 的级数",
+        ),
     )
 
 
@@ -97,7 +101,7 @@ def turn() -> Check:
     return Check(
         (a + I * b) * sp.exp(I * theta),
         (a * sp.cos(theta) - b * sp.sin(theta)) + I * (a * sp.sin(theta) + b * sp.cos(theta)),
-        rule="Euler's formula for exp(iθ), then multiply out with i² = −1",
+        rule=Words("Euler's formula for exp(iθ), then multiply out with i² = −1", "对 exp(iθ) 用欧拉公式，再用 i² = −1 展开相乘"),
     )
 
 
@@ -108,7 +112,7 @@ def conjugate() -> Check:
         (a + I * b) * (a - I * b),
         a**2 + b**2,
         sp.Abs(a + I * b) ** 2,
-        rule="z = a + i b and z̄ = a − i b; multiply out with i² = −1; |z|² = a² + b²",
+        rule=Words("z = a + i b and z̄ = a − i b; multiply out with i² = −1; |z|² = a² + b²", "z = a + i b，z̄ = a − i b；用 i² = −1 展开相乘；|z|² = a² + b²"),
         names={"z": a + I * b},
     )
 
@@ -118,7 +122,7 @@ def conjugate_turn() -> Check:
     return Check(
         sp.conjugate(sp.exp(I * theta)),
         sp.exp(-I * theta),
-        rule="exp(iθ) = cos θ + i sin θ, whose conjugate cos θ − i sin θ is cos(−θ) + i sin(−θ)",
+        rule=Words("exp(iθ) = cos θ + i sin θ, whose conjugate cos θ − i sin θ is cos(−θ) + i sin(−θ)", "exp(iθ) = cos θ + i sin θ，它的共轭 cos θ − i sin θ 就是 cos(−θ) + i sin(−θ)"),
     )
 
 
@@ -128,7 +132,7 @@ def conjugate_product() -> Check:
         (a + I * b) * sp.conjugate(c + I * d),
         (a + I * b) * (c - I * d),
         (a * c + b * d) + I * (b * c - a * d),
-        rule="z₁ = a + i b and z̄₂ = c − i d; multiply out with i² = −1",
+        rule=Words("z₁ = a + i b and z̄₂ = c − i d; multiply out with i² = −1", "z₁ = a + i b，z̄₂ = c − i d；用 i² = −1 展开相乘"),
         names={"z_1": a + I * b, "z_2": c + I * d},
     )
 
@@ -140,7 +144,7 @@ def dot() -> Check:
         sp.re((a + I * b) * sp.conjugate(c + I * d)),
         a * c + b * d,
         row * sp.Matrix([c, d]),
-        rule="the real part of (ac + bd) + i(bc − ad); the dot product of (a, b) and (c, d)",
+        rule=Words("the real part of (ac + bd) + i(bc − ad); the dot product of (a, b) and (c, d)", "(ac + bd) + i(bc − ad) 的实部；即 (a, b) 与 (c, d) 的点积"),
         names={
             r"\operatorname{Re}\big[z_1\overline{z_2}\big]": sp.re((a + I * b) * sp.conjugate(c + I * d)),
             r"\begin{pmatrix} a \\ b \end{pmatrix}^{\!\top}": row,
@@ -153,7 +157,7 @@ def relative() -> Check:
     return Check(
         z1 * sp.exp(I * m * theta) * sp.conjugate(z2 * sp.exp(I * n * theta)),
         z1 * sp.conjugate(z2) * sp.exp(I * (m - n) * theta),
-        rule="the conjugate of a product is the product of the conjugates, the conjugate of exp(inθ) is exp(−inθ), and exponents add",
+        rule=Words("the conjugate of a product is the product of the conjugates, the conjugate of exp(inθ) is exp(−inθ), and exponents add", "乘积的共轭等于共轭的乘积，exp(inθ) 的共轭是 exp(−inθ)，指数相加"),
     )
 
 
@@ -172,5 +176,5 @@ CHECKS = {
 }
 """Every labelled display of the chapter, by label: each is checked as displayed."""
 
-UNCHECKED: dict[str, str] = {}
+UNCHECKED: dict[str, Words] = {}
 """None: every labelled display of the chapter is checked."""

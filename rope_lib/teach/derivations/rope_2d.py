@@ -10,6 +10,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..displayed_equations import Check
+from ..language import Words
 from ..symbolic import as_complex, rope_2d, rotation_matrix
 
 CHAPTER = "rope_2d.md"
@@ -52,23 +53,23 @@ def polar_product() -> Check:
     return Check(
         RQ_M * sp.exp(sp.I * PHI_Q) * sp.conjugate(RK_N * sp.exp(sp.I * PHI_K)),
         RQ_M * RK_N * sp.exp(sp.I * (PHI_Q - PHI_K)),
-        rule="the conjugate of exp(iΘ) is exp(−iΘ), and exponents add",
+        rule=Words("the conjugate of exp(iΘ) is exp(−iΘ), and exponents add", "exp(iΘ) 的共轭是 exp(−iΘ)，指数相加"),
     )
 
 
 def radial_with_growth() -> Check:
-    return Check((R_Q * A**M) * (R_K * A ** (-N)), R_Q * R_K * A ** (M - N), rule="powers of a multiply by adding exponents")
+    return Check((R_Q * A**M) * (R_K * A ** (-N)), R_Q * R_K * A ** (M - N), rule=Words("powers of a multiply by adding exponents", "a 的幂相乘，指数相加"))
 
 
 def angle_linear() -> Check:
-    return Check(sp.Sum(THETA, (J, 1, M)), M * THETA, rule="m equal terms θ")
+    return Check(sp.Sum(THETA, (J, 1, M)), M * THETA, rule=Words("m equal terms θ", "m 个相同的项 θ"))
 
 
 def assembled_query() -> Check:
     return Check(
         R_Q * sp.exp(sp.I * (THETA_Q + M * THETA)),
         (R_Q * sp.exp(sp.I * THETA_Q)) * sp.exp(sp.I * M * THETA),
-        rule="exp(i(α + β)) = exp(iα) exp(iβ)",
+        rule=Words("exp(i(α + β)) = exp(iα) exp(iβ)", "exp(i(α + β)) = exp(iα) exp(iβ)"),
     )
 
 
@@ -77,25 +78,25 @@ def assembled_query() -> Check:
 
 def complex_product() -> Check:
     a, b, c, d = sp.symbols("a b c d", real=True)
-    return Check((a + sp.I * b) * (c + sp.I * d), (a * c - b * d) + sp.I * (a * d + b * c), rule="multiply out and use i² = −1")
+    return Check((a + sp.I * b) * (c + sp.I * d), (a * c - b * d) + sp.I * (a * d + b * c), rule=Words("multiply out and use i² = −1", "展开相乘，并用 i² = −1"))
 
 
 def euler() -> Check:
-    return Check(sp.exp(sp.I * M * THETA), sp.cos(M * THETA) + sp.I * sp.sin(M * THETA), rule="Euler's formula at the angle mθ")
+    return Check(sp.exp(sp.I * M * THETA), sp.cos(M * THETA) + sp.I * sp.sin(M * THETA), rule=Words("Euler's formula at the angle mθ", "角度为 mθ 时的欧拉公式"))
 
 
 def cos_difference() -> Check:
     a, b = sp.symbols("a b", real=True)
-    return Check(sp.cos(a - b), sp.cos(a) * sp.cos(b) + sp.sin(a) * sp.sin(b), rule="the addition theorem of the cosine")
+    return Check(sp.cos(a - b), sp.cos(a) * sp.cos(b) + sp.sin(a) * sp.sin(b), rule=Words("the addition theorem of the cosine", "余弦的差角公式"))
 
 
 def sin_difference() -> Check:
     a, b = sp.symbols("a b", real=True)
-    return Check(sp.sin(a - b), sp.sin(a) * sp.cos(b) - sp.cos(a) * sp.sin(b), rule="the addition theorem of the sine")
+    return Check(sp.sin(a - b), sp.sin(a) * sp.cos(b) - sp.cos(a) * sp.sin(b), rule=Words("the addition theorem of the sine", "正弦的差角公式"))
 
 
 def query_product() -> Check:
-    return Check(as_complex(_R.q) * sp.exp(sp.I * M * THETA), _rotated_query(), rule="Euler's formula, then the product rule with a = q₁, b = q₂")
+    return Check(as_complex(_R.q) * sp.exp(sp.I * M * THETA), _rotated_query(), rule=Words("Euler's formula, then the product rule with a = q₁, b = q₂", "先用欧拉公式，再用乘法规则，取 a = q₁，b = q₂"))
 
 
 def query_rotation() -> Check:
@@ -103,7 +104,7 @@ def query_rotation() -> Check:
     return Check(
         sp.Matrix([sp.re(rotated), sp.im(rotated)]),
         rotation_matrix(M * THETA) * _R.q,
-        rule="the real and imaginary parts of the previous result, written as a matrix times (q₁, q₂)",
+        rule=Words("the real and imaginary parts of the previous result, written as a matrix times (q₁, q₂)", "上一步结果的实部和虚部，写成一个矩阵乘以 (q₁, q₂)"),
         names={r"f_q(\mathbf{x}_m, m)": sp.Matrix([sp.re(rotated), sp.im(rotated)])},
     )
 
@@ -113,42 +114,42 @@ def key_rotation() -> Check:
     return Check(
         sp.Matrix([sp.re(rotated), sp.im(rotated)]),
         rotation_matrix(N * THETA) * _R.k,
-        rule="the query's steps with k and n in place of q and m",
+        rule=Words("the query's steps with k and n in place of q and m", "与查询相同的步骤，把 q 和 m 换成 k 和 n"),
         names={r"f_k(\mathbf{x}_n, n)": sp.Matrix([sp.re(rotated), sp.im(rotated)])},
     )
 
 
 def conjugate() -> Check:
-    return Check(sp.conjugate(as_complex(_R.k)), K1 - sp.I * K2, rule="conjugation flips the sign of the imaginary part")
+    return Check(sp.conjugate(as_complex(_R.k)), K1 - sp.I * K2, rule=Words("conjugation flips the sign of the imaginary part", "取共轭就是把虚部变号"))
 
 
 def query_times_conjugate() -> Check:
     return Check(
-        as_complex(_R.q) * (K1 - sp.I * K2), (Q1 * K1 + Q2 * K2) + sp.I * (Q2 * K1 - Q1 * K2), rule="the product rule with c = k₁, d = −k₂"
+        as_complex(_R.q) * (K1 - sp.I * K2), (Q1 * K1 + Q2 * K2) + sp.I * (Q2 * K1 - Q1 * K2), rule=Words("the product rule with c = k₁, d = −k₂", "乘法规则，取 c = k₁，d = −k₂")
     )
 
 
 def g_real() -> Check:
     g = sp.re(((Q1 * K1 + Q2 * K2) + sp.I * (Q2 * K1 - Q1 * K2)) * sp.exp(sp.I * (M - N) * THETA))  # from the previous step
     return Check(
-        g, _relative_form(), rule="the product rule with exp(i(m − n)θ), keeping the real part", names={r"g(\mathbf{x}_m, \mathbf{x}_n, m-n)": g}
+        g, _relative_form(), rule=Words("the product rule with exp(i(m − n)θ), keeping the real part", "对 exp(i(m − n)θ) 用乘法规则，取实部"), names={r"g(\mathbf{x}_m, \mathbf{x}_n, m-n)": g}
     )
 
 
 def inner_product() -> Check:
     f_q = rotation_matrix(M * THETA) * _R.q  # the two rotated vectors of the previous steps
     f_k = rotation_matrix(N * THETA) * _R.k
-    return Check(f_q.dot(f_k), _inner_product_written_out(), rule="coordinate by coordinate", names={INNER: f_q.dot(f_k)})
+    return Check(f_q.dot(f_k), _inner_product_written_out(), rule=Words("coordinate by coordinate", "逐个坐标相乘再相加"), names={INNER: f_q.dot(f_k)})
 
 
 def group_terms() -> Check:
     return Check(
-        _inner_product_written_out(), _grouped(), rule="multiply out and collect the four products of a q and a k", names={INNER: _inner_product_written_out()}
+        _inner_product_written_out(), _grouped(), rule=Words("multiply out and collect the four products of a q and a k", "展开相乘，按 q 与 k 的四种乘积归并"), names={INNER: _inner_product_written_out()}
     )
 
 
 def apply_identities() -> Check:
-    return Check(_grouped(), _relative_form(), rule="the difference formulas with a = mθ, b = nθ", names={INNER: _grouped()})
+    return Check(_grouped(), _relative_form(), rule=Words("the difference formulas with a = mθ, b = nθ", "差角公式，取 a = mθ，b = nθ"), names={INNER: _grouped()})
 
 
 CHECKS = {
@@ -173,12 +174,12 @@ CHECKS = {
 """Every displayed identity of the chapter, by its label."""
 
 UNCHECKED = {
-    "rope2d-goal": "the goal, a requirement on unknown functions",
-    "rope2d-complex-goal": "the stronger goal the derivation assumes, a requirement",
-    "rope2d-initial": "the initial condition, an assumption",
-    "rope2d-polar-forms": "the names of the polar parts, definitions",
-    "rope2d-conditions": "what the goal demands of the polar parts, read off two polar forms",
-    "rope2d-solution": "the theorem's definitions of f_q, f_k and g, checked step by step below",
-    "rope2d-step-conclusion": "the goal restated for the solution; its sides are the results of the two steps before",
+    "rope2d-goal": Words("the goal, a requirement on unknown functions", "目标：对未知函数提出的要求"),
+    "rope2d-complex-goal": Words("the stronger goal the derivation assumes, a requirement", "推导所假设的更强目标：一个要求"),
+    "rope2d-initial": Words("the initial condition, an assumption", "初始条件：一个假设"),
+    "rope2d-polar-forms": Words("the names of the polar parts, definitions", "极坐标各部分的命名：定义"),
+    "rope2d-conditions": Words("what the goal demands of the polar parts, read off two polar forms", "目标对极坐标各部分的要求，从两个极坐标形式直接读出"),
+    "rope2d-solution": Words("the theorem's definitions of f_q, f_k and g, checked step by step below", "定理对 f_q、f_k 和 g 的定义，下文逐步检验"),
+    "rope2d-step-conclusion": Words("the goal restated for the solution; its sides are the results of the two steps before", "针对所得解重述的目标；它的两边就是前两步的结果"),
 }
 """The displayed equations that define or require rather than state an identity."""

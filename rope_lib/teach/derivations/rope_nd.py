@@ -11,6 +11,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..displayed_equations import Check
+from ..language import Words
 from ..symbolic import rotation_matrix
 
 CHAPTER = "rope_nd.md"
@@ -39,7 +40,7 @@ def _compose() -> Check:
         product,
         product,
         _rotary(N - M),
-        rule="d = 4, symbolic θ_0, θ_1: each transposed block is R(−mθ_i); the blocks multiply block by block, and the angles add",
+        rule=Words("d = 4, symbolic θ_0, θ_1: each transposed block is R(−mθ_i); the blocks multiply block by block, and the angles add", "d = 4，θ_0、θ_1 取符号：每个转置后的块是 R(−mθ_i)；逐块相乘，角度相加"),
         names={r"(R^4_{\Theta,m})^\top R^4_{\Theta,n}": product},
     )
 
@@ -57,7 +58,7 @@ def _elementwise_4() -> Check:
                 X[3] * sp.cos(M * THETAS[1]) + X[2] * sp.sin(M * THETAS[1]),
             ]
         ),
-        rule="d = 4, symbolic x_j and θ_i: the matrix multiplied out row by row, its zeros dropped",
+        rule=Words("d = 4, symbolic x_j and θ_i: the matrix multiplied out row by row, its zeros dropped", "d = 4，x_j 和 θ_i 取符号：矩阵逐行乘开，去掉其中的零"),
         names={r"R^4_{\Theta,m}\mathbf{x}": rotated},
     )
 
@@ -85,7 +86,7 @@ def _abel() -> Check:
         sum(h[i] * _turning(i) for i in pairs),
         sum((s[i + 1] - s[i]) * h[i] for i in pairs),
         -sum((h[i + 1] - h[i]) * s[i + 1] for i in pairs),
-        rule=f"d = {2 * PAIRS_ABEL}, symbolic h_i and θ_i: each factor is S_(i+1) − S_i; regroup by S_j, with S_0 = 0 and h_{PAIRS_ABEL} = 0",
+        rule=Words(f"d = {2 * PAIRS_ABEL}, symbolic h_i and θ_i: each factor is S_(i+1) − S_i; regroup by S_j, with S_0 = 0 and h_{PAIRS_ABEL} = 0", f"d = {2 * PAIRS_ABEL}，h_i 和 θ_i 取符号：每个因子是 S_(i+1) − S_i；按 S_j 重新归并，其中 S_0 = 0，h_{PAIRS_ABEL} = 0"),
         names={
             "h_i": H[I_SUM],
             "h_{i+1}": _h(I_SUM + 1),
@@ -105,16 +106,28 @@ CHECKS = {
 """Every displayed identity of the chapter that sympy checks as displayed, by its label."""
 
 UNCHECKED = {
-    "ropend-f": "the definition of RoPE's query and key (RoFormer eq. 14)",
-    "ropend-matrix": "the definition of the rotary matrix, for general d (with ⋱); its d = 4 instance is written out in "
-    "eqs. ropend-compose and ropend-elementwise-4",
-    "ropend-theta": "the definition of the frequencies (RoFormer eq. 15, re-indexed from 0)",
-    "ropend-relative": "general d, with transposes of matrix products, which the parser does not read: its one step beyond "
-    "(AB)^⊤ = B^⊤A^⊤ is eq. ropend-compose, checked for d = 4; the whole equation is checked numerically for d = 64",
-    "ropend-elementwise": "general d, with ⋮ and the elementwise product ⊗: checked for d = 4 as eq. ropend-elementwise-4, "
-    "and numerically for d = 128 against the matrix form",
-    "ropend-sum": "a real part Re[·], which sympy's LaTeX parser does not read: it is the 2D result of chapter "
-    "“RoPE in two dimensions” pair by pair, checked numerically for d = 128",
-    "ropend-bound": "an inequality (the triangle inequality applied to eq. ropend-abel); checked numerically at 601 distances",
+    "ropend-f": Words("the definition of RoPE's query and key (RoFormer eq. 14)", "RoPE 查询和键的定义（RoFormer 公式 14）"),
+    "ropend-matrix": Words(
+        "the definition of the rotary matrix, for general d (with ⋱); its d = 4 instance is written out in "
+        "eqs. ropend-compose and ropend-elementwise-4",
+        "一般 d 下旋转矩阵的定义（含 ⋱）；d = 4 的情形在公式 ropend-compose 和 ropend-elementwise-4 中写出",
+    ),
+    "ropend-theta": Words("the definition of the frequencies (RoFormer eq. 15, re-indexed from 0)", "频率的定义（RoFormer 公式 15，改为从 0 编号）"),
+    "ropend-relative": Words(
+        "general d, with transposes of matrix products, which the parser does not read: its one step beyond "
+        "(AB)^⊤ = B^⊤A^⊤ is eq. ropend-compose, checked for d = 4; the whole equation is checked numerically for d = 64",
+        "一般 d，含矩阵乘积的转置，解析器读不了：它在 (AB)^⊤ = B^⊤A^⊤ 之外唯一的一步是公式 ropend-compose，已在 d = 4 下检验；整个公式在 d = 64 下做了数值检验",
+    ),
+    "ropend-elementwise": Words(
+        "general d, with ⋮ and the elementwise product ⊗: checked for d = 4 as eq. ropend-elementwise-4, "
+        "and numerically for d = 128 against the matrix form",
+        "一般 d，含 ⋮ 和逐元素乘积 ⊗：d = 4 的情形即公式 ropend-elementwise-4，已检验；d = 128 下与矩阵形式做了数值对照",
+    ),
+    "ropend-sum": Words(
+        "a real part Re[·], which sympy's LaTeX parser does not read: it is the 2D result of chapter "
+        "“RoPE in two dimensions” pair by pair, checked numerically for d = 128",
+        "含实部 Re[·]，sympy 的 LaTeX 解析器读不了：它就是“二维情形下的 RoPE”一章的结果逐对相加，已在 d = 128 下做了数值检验",
+    ),
+    "ropend-bound": Words("an inequality (the triangle inequality applied to eq. ropend-abel); checked numerically at 601 distances", "一个不等式（对公式 ropend-abel 用三角不等式）；在 601 个距离上做了数值检验"),
 }
 """The displayed equations that define, bound, or are stated for general d, and why each is not parsed."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from rope_lib.teach.displayed_equations import Check
+from rope_lib.teach.language import Words
 from rope_lib.teach.symbolic import as_complex, as_vector
 
 CHAPTER = "rotation_matrices.md"
@@ -49,7 +50,7 @@ def matrix() -> Check:
         turned(theta),
         rotation(theta) * _ab,
         rotation(theta) * _ab,  # the page writes the matrix out: its entries are compared with the ones read off
-        rule="a′ + i b′ = (a + i b) exp(iθ) by cx-turn; R(θ) is the matrix of that linear map, read off its coefficients",
+        rule=Words("a′ + i b′ = (a + i b) exp(iθ) by cx-turn; R(θ) is the matrix of that linear map, read off its coefficients", "由 cx-turn，a′ + i b′ = (a + i b) exp(iθ)；R(θ) 就是这个线性映射的矩阵，从系数直接读出"),
         names={"a'": a_turned, "b'": b_turned, r"R(\theta)": rotation(theta)},
     )
 
@@ -62,7 +63,7 @@ def compose() -> Check:
         rotation(alpha) * rotation(beta),
         product,
         rotation(alpha + beta),
-        rule="multiply the matrices; the entries are the addition formulas of cos and sin",
+        rule=Words("multiply the matrices; the entries are the addition formulas of cos and sin", "把矩阵乘开；各元素正是 cos 和 sin 的和角公式"),
         names={r"R(\alpha)": rotation(alpha), r"R(\beta)": rotation(beta), r"R(\alpha + \beta)": rotation(alpha + beta)},
     )
 
@@ -75,7 +76,7 @@ def transpose() -> Check:
         transposed,
         rotation(-alpha),
         rotation(alpha).inv(),
-        rule="swap rows and columns; cos is even and sin odd; R(α) R(−α) = R(0) = I by rot-compose",
+        rule=Words("swap rows and columns; cos is even and sin odd; R(α) R(−α) = R(0) = I by rot-compose", "交换行和列；cos 是偶函数，sin 是奇函数；由 rot-compose，R(α) R(−α) = R(0) = I"),
         names={r"R(\alpha)^\top": rotation(alpha).T, r"R(-\alpha)": rotation(-alpha), r"R(\alpha)^{-1}": rotation(alpha).inv()},
     )
 
@@ -86,7 +87,7 @@ def det() -> Check:
         rotation(alpha).det(),
         sp.cos(alpha) ** 2 + sp.sin(alpha) ** 2,
         sp.Integer(1),
-        rule="the determinant of a 2 × 2 matrix is the product of the diagonal minus the product of the other two entries",
+        rule=Words("the determinant of a 2 × 2 matrix is the product of the diagonal minus the product of the other two entries", "2 × 2 矩阵的行列式等于主对角线之积减去另两个元素之积"),
         names={r"\det R(\alpha)": rotation(alpha).det()},
     )
 
@@ -101,7 +102,7 @@ def norm() -> Check:
         (x1 * ca - x2 * sa) ** 2 + (x1 * sa + x2 * ca) ** 2,
         x1**2 + x2**2,
         x.dot(x),
-        rule="the squared length is the sum of the squared coordinates; the cross terms cancel and cos² + sin² = 1",
+        rule=Words("the squared length is the sum of the squared coordinates; the cross terms cancel and cos² + sin² = 1", "长度的平方是各坐标的平方和；交叉项相消，且 cos² + sin² = 1"),
         names={r"\lVert R(\alpha)\,\mathbf{x}\rVert": sp.sqrt(rotated.dot(rotated)), r"\lVert \mathbf{x} \rVert": sp.sqrt(x.dot(x))},
     )
 
@@ -118,7 +119,7 @@ def relative() -> Check:
     return Check(
         *scores,
         (q1 * k1 + q2 * k2) * sp.cos(angle) + (q2 * k1 - q1 * k2) * sp.sin(angle),
-        rule="(Av)ᵀ = vᵀAᵀ; R(mθ)ᵀ = R(−mθ) by rot-transpose and R(−mθ) R(nθ) = R((n − m)θ) by rot-compose; multiply out",
+        rule=Words("(Av)ᵀ = vᵀAᵀ; R(mθ)ᵀ = R(−mθ) by rot-transpose and R(−mθ) R(nθ) = R((n − m)θ) by rot-compose; multiply out", "(Av)ᵀ = vᵀAᵀ；由 rot-transpose，R(mθ)ᵀ = R(−mθ)，由 rot-compose，R(−mθ) R(nθ) = R((n − m)θ)；再乘开"),
         names={
             r"\big(R(m\theta)\,\mathbf{q}\big)^\top \big(R(n\theta)\,\mathbf{k}\big)": scores[0],
             r"\mathbf{q}^\top R(m\theta)^\top R(n\theta)\,\mathbf{k}": scores[1],
@@ -137,5 +138,5 @@ CHECKS = {
 }
 """Every labelled display of the chapter, by label: each is checked as displayed."""
 
-UNCHECKED: dict[str, str] = {}
+UNCHECKED: dict[str, Words] = {}
 """None: every labelled display of the chapter is checked."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..displayed_equations import Check
+from ..language import Words
 from ..symbolic import rotation_matrix
 
 CHAPTER = "sinusoidal_encoding.md"
@@ -42,7 +43,7 @@ def _wavelengths() -> Check:
     return Check(
         _wavelength(T + 1) / _wavelength(T),
         sp.Integer(10000) ** (2 / D),
-        rule="λ_t = 2π/ω_t with ω_t of eq. sin-encoding: 2π cancels, and the exponents subtract",
+        rule=Words("λ_t = 2π/ω_t with ω_t of eq. sin-encoding: 2π cancels, and the exponents subtract", "λ_t = 2π/ω_t，ω_t 取自公式 sin-encoding：2π 约去，指数相减"),
     )
 
 
@@ -52,7 +53,7 @@ def _shift() -> Check:
         _pair(M + K),
         step * _pair(M),
         rotation_matrix(-K * OMEGA) * _pair(M),
-        rule="the addition formulas of sin and cos at mω_t + kω_t; the matrix is R(α) at α = −kω_t, as cos is even and sin odd",
+        rule=Words("the addition formulas of sin and cos at mω_t + kω_t; the matrix is R(α) at α = −kω_t, as cos is even and sin odd", "在 mω_t + kω_t 处用 sin 和 cos 的和角公式；由于 cos 是偶函数、sin 是奇函数，这个矩阵就是 α = −kω_t 时的 R(α)"),
         names={r"R(-k\,\omega_t)": rotation_matrix(-K * OMEGA)},
     )
 
@@ -63,7 +64,7 @@ def _dot() -> Check:
     return Check(
         by_coordinates,
         sum(sp.cos((M - N) * w) for w in frequencies),
-        rule=f"d = {D_SMALL}, pairs t = 0, 1: each pair adds sin mω_t sin nω_t + cos mω_t cos nω_t, which is cos((m − n)ω_t)",
+        rule=Words(f"d = {D_SMALL}, pairs t = 0, 1: each pair adds sin mω_t sin nω_t + cos mω_t cos nω_t, which is cos((m − n)ω_t)", f"d = {D_SMALL}，维度对 t = 0, 1：每一对贡献 sin mω_t sin nω_t + cos mω_t cos nω_t，即 cos((m − n)ω_t)"),
         names={r"\mathbf{p}_m^\top \mathbf{p}_n": by_coordinates, r"\omega_t": _frequency(T_SUM, D_SMALL), "d/2": sp.Integer(D_SMALL // 2)},
     )
 
@@ -82,7 +83,7 @@ def _four_terms() -> Check:
     return Check(
         score,
         form(x_m, x_n) + form(x_m, p_n) + form(p_m, x_n) + form(p_m, p_n),
-        rule="d = 2, a symbol for every entry: q_m = W_q(x_m + p_m), k_n = W_k(x_n + p_n) and A = W_qᵀW_k, multiplied out",
+        rule=Words("d = 2, a symbol for every entry: q_m = W_q(x_m + p_m), k_n = W_k(x_n + p_n) and A = W_qᵀW_k, multiplied out", "d = 2，每个元素各取一个符号：q_m = W_q(x_m + p_m)，k_n = W_k(x_n + p_n)，A = W_qᵀW_k，乘开"),
         names={
             r"\mathbf{q}_m^\top \mathbf{k}_n": score,
             r"\mathbf{x}_m^\top A\,\mathbf{x}_n": form(x_m, x_n),
@@ -102,7 +103,7 @@ CHECKS = {
 """Every displayed identity of the chapter, by its label."""
 
 UNCHECKED = {
-    "sin-additive": "the definition of the additive encoding, f_t(x_i, i) = W_t(x_i + p_i)",
-    "sin-encoding": "the definition of the table of sines and cosines and of its frequencies ω_t",
+    "sin-additive": Words("the definition of the additive encoding, f_t(x_i, i) = W_t(x_i + p_i)", "加性编码的定义，f_t(x_i, i) = W_t(x_i + p_i)"),
+    "sin-encoding": Words("the definition of the table of sines and cosines and of its frequencies ω_t", "正弦余弦表及其频率 ω_t 的定义"),
 }
 """The displayed equations that define rather than state an identity."""
