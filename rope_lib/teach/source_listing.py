@@ -19,6 +19,8 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from .language import require_language, text
+
 
 _NUMBER_IN_EMPHASIS = re.compile(r'(<span class="hll">)(<span class="linenos">\s*\d+</span>)')
 """Pygments writes an emphasized line as <hll><linenos>n</linenos>code</hll>; the number is moved out in front."""
@@ -36,13 +38,14 @@ class SourceListing:
     """The source of `obj` (a function, method or class), lines numbered from 1 at its first line (a decorator, if
     it has one). `start` and `stop`, fragments of two of its lines, show only the statements from the one that holds
     `start` to the end of the one that holds `stop`, numbered as in the whole; `emphasize`, fragments of lines, marks
-    those lines.
+    those lines; `lang`, the language of the caption.
 
     Shows itself highlighted in Jupyter and on the website (HTML, the classes Sphinx's own code blocks use) and
     numbered as plain text elsewhere.
     """
 
-    def __init__(self, obj, *, start: str | None = None, stop: str | None = None, emphasize=()):
+    def __init__(self, obj, *, start: str | None = None, stop: str | None = None, emphasize=(), lang: str = "en"):
+        self.lang = require_language(lang)
         if not (inspect.isfunction(obj) or inspect.ismethod(obj) or inspect.isclass(obj)):
             raise TypeError(f"obj must be a function, method or class, got {type(obj).__name__}")
         self.name = obj.__qualname__
@@ -89,7 +92,9 @@ class SourceListing:
 
     @property
     def caption(self) -> str:
-        return f"{self.module}.{self.name} ({_distribution(self.module)}), read from the installed package"
+        name, distribution = f"{self.module}.{self.name}", _distribution(self.module)
+        return text(self.lang, en=f"{name} ({distribution}), read from the installed package",
+                    zh=f"{name}（{distribution}），读自已安装的包")
 
     def __str__(self) -> str:
         width = len(str(self.last))

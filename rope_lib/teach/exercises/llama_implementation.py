@@ -6,6 +6,7 @@ import torch
 
 from ...layouts import permute_rows_to_half, permute_rows_to_interleaved
 from ...rope import apply_rope, rope_cos_sin, rotate_pairs
+from ..language import Words, require_language
 from .checking import (
     F32_EPS,
     CheckResult,
@@ -22,8 +23,9 @@ from .checking import (
 )
 
 
-def check_rope_half(rope_half) -> CheckResult:
+def check_rope_half(rope_half, *, lang: str = "en") -> CheckResult:
     """Exercise llama-ex-rotate-half: `rope_half(x, positions)` applies RoPE in the half layout to x (B, T, H, D)."""
+    require_language(lang)
 
     def body(fn):
         gen, fresh = torch.Generator().manual_seed(0), fresh_rng()
@@ -37,7 +39,8 @@ def check_rope_half(rope_half) -> CheckResult:
         close = lambda a, b: torch.allclose(a, b, rtol=0, atol=1e-9)  # noqa: E731
         for x, start, call in cases:
             positions = torch.arange(start, start + x.shape[1])  # (T,)
-            value = answer_tensor(call_student(fn, call, x.clone(), positions.clone()), call, x, "one rotated vector per head", "x's")
+            value = answer_tensor(call_student(fn, call, x.clone(), positions.clone()), call, x,
+                                  Words("one rotated vector per head", "每个注意力头一个旋转后的向量"), Words("x's", " x "))
             expected = apply_rope(x, positions, layout="half")
             if close(value, expected):
                 continue
@@ -45,24 +48,35 @@ def check_rope_half(rope_half) -> CheckResult:
             in_bf16 = positions.to(torch.bfloat16).long()  # (T,): what bf16 makes of the positions
             moved = int((in_bf16 != positions).long().argmax())
             diagnose(value, [
-                (lambda: apply_rope(x, positions),
-                 f"{call}: pairing — you paired neighbours (x_2i, x_2i+1), the interleaved layout; the half layout pairs x_i with x_(i+D/2)"),
-                (lambda: apply_rope(x, torch.arange(x.shape[1]), layout="half"),
-                 f"{call}: positions — your vectors are turned to positions 0…T−1; use the positions passed in (offset by start_pos = {start})"),
-                (lambda: rotate_pairs(x, sin, cos, layout="half"),
-                 f"{call}: cos and sin swapped — x⊗cos + rotate_half(x)⊗sin; at position 0 nothing may move"),
-                (lambda: apply_rope(x, -positions, layout="half"),
-                 f"{call}: direction — rotate_half must map (x1, x2) to (−x2, x1); yours turns the other way"),
-                (lambda: apply_rope(x, in_bf16, layout="half"),
-                 f"{call}: positions — they were rounded to bf16 before the angles were computed (position {positions[moved].item()} "
-                 f"became {in_bf16[moved].item()}); keep the integer positions and compute the angles from them in float64, as rope_cos_sin does"),
+                (lambda: apply_rope(x, positions), Words(
+                    f"{call}: pairing — you paired neighbours (x_2i, x_2i+1), the interleaved layout; the half layout pairs x_i with x_(i+D/2)",
+                    f"{call}：配对错了——你把相邻两维 (x_2i, x_2i+1) 配成一对，那是交错布局；半分布局把 x_i 与 x_(i+D/2) 配成一对")),
+                (lambda: apply_rope(x, torch.arange(x.shape[1]), layout="half"), Words(
+                    f"{call}: positions — your vectors are turned to positions 0…T−1; use the positions passed in (offset by start_pos = {start})",
+                    f"{call}：位置错了——你的向量被转到了位置 0…T−1；请使用传入的位置（从 start_pos = {start} 起）")),
+                (lambda: rotate_pairs(x, sin, cos, layout="half"), Words(
+                    f"{call}: cos and sin swapped — x⊗cos + rotate_half(x)⊗sin; at position 0 nothing may move",
+                    f"{call}：cos 和 sin 用反了——应为 x⊗cos + rotate_half(x)⊗sin；在位置 0 什么都不该动")),
+                (lambda: apply_rope(x, -positions, layout="half"), Words(
+                    f"{call}: direction — rotate_half must map (x1, x2) to (−x2, x1); yours turns the other way",
+                    f"{call}：方向反了——rotate_half 应把 (x1, x2) 变成 (−x2, x1)；你的转向了另一边")),
+                (lambda: apply_rope(x, in_bf16, layout="half"), Words(
+                    f"{call}: positions — they were rounded to bf16 before the angles were computed (position {positions[moved].item()} "
+                    f"became {in_bf16[moved].item()}); keep the integer positions and compute the angles from them in float64, as rope_cos_sin does",
+                    f"{call}：位置错了——计算角度之前，位置先被舍入成了 bf16（位置 {positions[moved].item()} "
+                    f"变成了 {in_bf16[moved].item()}）；请保留整数位置，像 rope_cos_sin 那样用 float64 由它们计算角度")),
             ], close)
             if start == 0 and not close(value[:, :1], x[:, :1]):
-                raise Hint(f"{call}: the token at position 0 must come back unchanged")
-            raise Hint(f"{call}: the result differs from RoPE in the half layout by {(value - expected).abs().max().item():.3g}")
+                raise Hint(f"{call}: the token at position 0 must come back unchanged",
+                           f"{call}：位置 0 上的 token 必须原样返回")
+            gap = (value - expected).abs().max().item()
+            raise Hint(f"{call}: the result differs from RoPE in the half layout by {gap:.3g}",
+                       f"{call}：结果与半分布局的 RoPE 相差 {gap:.3g}")
 
-    return run_check("llama-ex-rotate-half", rope_half, body,
-                "rope_half matches rope_lib.apply_rope(x, positions, layout='half') for three shapes and offsets 0, 50 and 1000 and two fresh random ones.")
+    return run_check("llama-ex-rotate-half", rope_half, body, Words(
+        "rope_half matches rope_lib.apply_rope(x, positions, layout='half') for three shapes and offsets 0, 50 and 1000 and two fresh random ones.",
+        "rope_half 与 rope_lib.apply_rope(x, positions, layout='half') 一致：三种形状、偏移 0、50 和 1000，以及两组新的随机输入都通过了。"),
+        lang)
 
 
 def _same_lines(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -77,9 +91,10 @@ def _layout_scores(w_q: torch.Tensor, w_k: torch.Tensor, x: torch.Tensor, n_head
     return torch.einsum("bthd,bshd->hts", q, k)
 
 
-def check_permute_rows(permute_rows) -> CheckResult:
+def check_permute_rows(permute_rows, *, lang: str = "en") -> CheckResult:
     """Exercise llama-ex-permute: `permute_rows(w, n_heads)` reorders the rows of W_q or W_k (n_heads·head_dim,
     in_features), written for Meta's interleaved layout, so that the half layout computes the same scores."""
+    require_language(lang)
 
     def body(fn):
         gen, fresh = torch.Generator().manual_seed(3), fresh_rng()
@@ -98,55 +113,74 @@ def check_permute_rows(permute_rows) -> CheckResult:
                           f"permute_rows(w, n_heads={n_heads}) with w = torch.from_numpy({rebuild_k})"))
         x = torch.randn(7, 32, generator=gen, dtype=torch.float64)  # (T, in): seven tokens
         positions = torch.arange(3, 10)  # (T,)
-        each = "the same rows as w, in a new order (n_heads·head_dim rows of in_features entries)"
+        each = Words("the same rows as w, in a new order (n_heads·head_dim rows of in_features entries)",
+                     "与 w 相同的行，换一个顺序（n_heads·head_dim 行，每行 in_features 个元素）")
+        whose = Words("w's", " w ")
         for w_q, w_k, n_heads, call, call_k in cases:
             value = call_student(fn, call, w_q.clone(), n_heads)
             if isinstance(value, torch.Tensor) and w_q.shape[0] != w_q.shape[1] and value.shape == w_q.T.shape:
                 raise Hint(f"{call} returned shape {tuple(value.shape)}: rows and columns — the matrix came back transposed; "
-                           "W keeps one row per output coordinate")
-            value = answer_tensor(value, call, w_q, each, "w's")
+                           "W keeps one row per output coordinate",
+                           f"{call} 返回的形状是 {tuple(value.shape)}：行列弄反了——矩阵被转置了；W 的每一行对应一个输出坐标")
+            value = answer_tensor(value, call, w_q, each, whose)
             expected = permute_rows_to_half(w_q, n_heads)
             if torch.equal(value, expected):
-                value_k = answer_tensor(call_student(fn, call_k, w_k.clone(), n_heads), call_k, w_k, each, "w's")
+                value_k = answer_tensor(call_student(fn, call_k, w_k.clone(), n_heads), call_k, w_k, each, whose)
                 if torch.equal(value_k, permute_rows_to_half(w_k, n_heads)):
                     continue
-                raise Hint(f"{call_k}: right for the first matrix of this shape, wrong for a second one: reorder the rows you are given")
+                raise Hint(f"{call_k}: right for the first matrix of this shape, wrong for a second one: reorder the rows you are given",
+                           f"{call_k}：这个形状的第一个矩阵对了，第二个却错了：请重排传给你的那些行")
             rows, tokens = w_q.shape[0], x[:, : w_q.shape[1]]
             interleaved = _layout_scores(w_q, w_k, tokens, n_heads, positions, "interleaved")
             gap = (_layout_scores(value, permute_rows_to_half(w_k, n_heads), tokens, n_heads, positions, "half") - interleaved).abs().max().item()
             diagnose(value, [
-                (lambda: w_q, f"{call}: unchanged — the rows come back in their original order, and the half layout's scores differ from "
-                              f"the interleaved layout's by up to {gap:.3g}: the two layouts pair different coordinates"),
-                (lambda: permute_rows_to_half(w_q, 1),
-                 f"{call}: per head — your order moves rows from one head into another; RoPE pairs coordinates inside one head, so each "
-                 f"head's head_dim rows must stay within that head (here {n_heads} heads of {rows // n_heads} rows)"),
-                (lambda: permute_rows_to_interleaved(w_q, n_heads),
-                 f"{call}: direction — your order is the inverse one: it would convert half-layout rows to the interleaved layout"),
+                (lambda: w_q, Words(
+                    f"{call}: unchanged — the rows come back in their original order, and the half layout's scores differ from "
+                    f"the interleaved layout's by up to {gap:.3g}: the two layouts pair different coordinates",
+                    f"{call}：没有变化——各行按原来的顺序返回，半分布局的得分与交错布局的相差最多 {gap:.3g}：两种布局配对的坐标不同")),
+                (lambda: permute_rows_to_half(w_q, 1), Words(
+                    f"{call}: per head — your order moves rows from one head into another; RoPE pairs coordinates inside one head, so each "
+                    f"head's head_dim rows must stay within that head (here {n_heads} heads of {rows // n_heads} rows)",
+                    f"{call}：要按头重排——你的顺序把一些行从一个头挪到了另一个头；RoPE 只在同一个头内部配对坐标，所以每个头的 "
+                    f"head_dim 行必须留在这个头里（这里是 {n_heads} 个头，每个 {rows // n_heads} 行）")),
+                (lambda: permute_rows_to_interleaved(w_q, n_heads), Words(
+                    f"{call}: direction — your order is the inverse one: it would convert half-layout rows to the interleaved layout",
+                    f"{call}：方向反了——你的顺序是逆置换：它会把半分布局的行转换成交错布局")),
             ], torch.equal)
             if not _same_lines(value, w_q):
                 if _same_lines(value.T, w_q.T):
-                    raise Hint(f"{call}: columns — you reordered the columns (the input features); RoPE turns the outputs of W, one output per row")
+                    raise Hint(f"{call}: columns — you reordered the columns (the input features); RoPE turns the outputs of W, one output per row",
+                               f"{call}：动的是列——你重排了列（输入特征）；RoPE 旋转的是 W 的输出，每行一个输出")
                 if sorted(value.flatten().tolist()) == sorted(w_q.flatten().tolist()):
                     raise Hint(f"{call}: rows and columns — entries moved between rows; a row of W holds the weights of one output "
-                               "coordinate, so move whole rows and keep each one as it is")
-                raise Hint(f"{call}: your matrix holds other numbers than w; only reorder its rows, do not change them")
+                               "coordinate, so move whole rows and keep each one as it is",
+                               f"{call}：行列混了——元素在行与行之间挪动了；W 的一行是一个输出坐标的权重，"
+                               "所以要整行移动，每一行本身保持不变")
+                raise Hint(f"{call}: your matrix holds other numbers than w; only reorder its rows, do not change them",
+                           f"{call}：你的矩阵里的数和 w 不一样；只重排它的行，不要改动数值")
             if gap > 1e-9:
                 raise Hint(f"{call}: with your rows for W_q (and the right ones for W_k) the half layout's scores differ from the "
-                           f"interleaved layout's by up to {gap:.3g}")
-            raise Hint(f"{call}: the scores agree but the rows are not in the order of the conversion between the two layouts")
+                           f"interleaved layout's by up to {gap:.3g}",
+                           f"{call}：W_q 用你的行（W_k 用正确的行）时，半分布局的得分与交错布局的相差最多 {gap:.3g}")
+            raise Hint(f"{call}: the scores agree but the rows are not in the order of the conversion between the two layouts",
+                       f"{call}：得分一致，但各行的顺序不是两种布局之间转换所用的顺序")
 
-    return run_check("llama-ex-permute", permute_rows, body,
-                     "permute_rows reorders the rows of W_q and W_k so that the half layout scores exactly as the interleaved layout did, "
-                     "for three shapes and two fresh random ones.")
+    return run_check("llama-ex-permute", permute_rows, body, Words(
+        "permute_rows reorders the rows of W_q and W_k so that the half layout scores exactly as the interleaved layout did, "
+        "for three shapes and two fresh random ones.",
+        "permute_rows 重排了 W_q 和 W_k 的行，使半分布局算出的得分与交错布局完全相同：三种形状和两组新的随机输入都通过了。"),
+        lang)
 
 
 def _answer_pair(value, call: str, xq: torch.Tensor, xk: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The student's (rotated xq, rotated xk), each of its input's shape and dtype."""
-    with reading_answer(call, value, "a pair (xq rotated, xk rotated)"):
+    with reading_answer(call, value, Words("a pair (xq rotated, xk rotated)", "一对结果（旋转后的 xq, 旋转后的 xk）")):
         if not isinstance(value, (tuple, list)) or len(value) != 2:
-            raise Hint(f"{call} returned {type(value).__name__}, expected a pair (xq rotated, xk rotated)")
-    each = "one rotated vector per token and head"
-    return answer_tensor(value[0], call + "[0]", xq, each, "xq's"), answer_tensor(value[1], call + "[1]", xk, each, "xk's")
+            raise Hint(f"{call} returned {type(value).__name__}, expected a pair (xq rotated, xk rotated)",
+                       f"{call} 返回了 {type(value).__name__}，应为一对结果（旋转后的 xq, 旋转后的 xk）")
+    each = Words("one rotated vector per token and head", "每个 token、每个注意力头一个旋转后的向量")
+    return (answer_tensor(value[0], call + "[0]", xq, each, Words("xq's", " xq ")),
+            answer_tensor(value[1], call + "[1]", xk, each, Words("xk's", " xk ")))
 
 
 def _scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
@@ -154,9 +188,10 @@ def _scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     return torch.einsum("bthd,bshd->bhts", q.double(), k.double())
 
 
-def check_rotate_qk(rotate_qk) -> CheckResult:
+def check_rotate_qk(rotate_qk, *, lang: str = "en") -> CheckResult:
     """Exercise llama-ex-debug: `rotate_qk(xq, xk, start_pos)` rotates queries and keys (B, T, H, D) of the tokens at
     positions start_pos … start_pos + T − 1, pairs (x_2j, x_2j+1) as in Meta's weights, and returns them in their dtype."""
+    require_language(lang)
 
     def body(fn):
         gen, fresh = torch.Generator().manual_seed(4), fresh_rng()
@@ -170,11 +205,14 @@ def check_rotate_qk(rotate_qk) -> CheckResult:
         q0, k0 = run(call.format(0), xq, xk, 0)
         q40, k40 = run(call.format(40), xq, xk, 40)
         if torch.equal(q40, xq) and torch.equal(k40, xk):
-            raise Hint(f"{call.format(40)}: nothing turned — the queries and keys come back unchanged at positions 40 … 45")
+            raise Hint(f"{call.format(40)}: nothing turned — the queries and keys come back unchanged at positions 40 … 45",
+                       f"{call.format(40)}：什么都没转——在位置 40 … 45 上，查询和键原样返回")
         moved = (_scores(q0, k0) - _scores(q40, k40)).abs().max().item()
         if moved > 1e-3:
             raise Hint(f"{call.format(0)} and at start_pos=40: scores depend on the absolute position — moving all six tokens by 40 "
-                       f"changes the scores q_m·k_n by up to {moved:.3g}, but RoPE's score may depend only on m − n")
+                       f"changes the scores q_m·k_n by up to {moved:.3g}, but RoPE's score may depend only on m − n",
+                       f"{call.format(0)} 与 start_pos=40 时：得分依赖绝对位置——把六个 token 全部后移 40，"
+                       f"得分 q_m·k_n 最多变化 {moved:.3g}，而 RoPE 的得分只能依赖 m − n")
 
         xq, xk = randn(1, 8, 2, 16), randn(1, 8, 2, 16)
         full_q, full_k = run("rotate_qk(xq, xk, 0) with xq, xk of shape (1, 8, 2, 16)", xq, xk, 0)
@@ -183,13 +221,16 @@ def check_rotate_qk(rotate_qk) -> CheckResult:
             q_t, k_t = run(step, xq[:, t : t + 1], xk[:, t : t + 1], t)
             if not (torch.allclose(q_t, full_q[:, t : t + 1], rtol=0, atol=1e-5) and torch.allclose(k_t, full_k[:, t : t + 1], rtol=0, atol=1e-5)):
                 raise Hint(f"{step}: cached decoding differs from one full pass at step t={t} — token {t} decoded alone is turned "
-                           f"differently from the same token in one pass over positions 0 … 7")
+                           f"differently from the same token in one pass over positions 0 … 7",
+                           f"{step}：在第 t={t} 步，带缓存的解码与一次完整计算不一致——单独解码的 token {t}，"
+                           f"与在位置 0 … 7 上一次算完时的同一个 token 转过的角度不同")
 
         x = randn(1, 1, 1, 32).to(torch.bfloat16).expand(1, 2, 1, 32).contiguous()  # (1, 2, 1, 32): one vector at two positions
         call = "rotate_qk(x, x, start_pos=256) with x in bfloat16 holding one vector at both tokens"
         q, _ = run(call, x, x, 256)
         if torch.equal(q[:, 0], q[:, 1]):
-            raise Hint(f"{call}: positions 256 and 257 get the same rotation")
+            raise Hint(f"{call}: positions 256 and 257 get the same rotation",
+                       f"{call}：位置 256 和 257 得到了相同的旋转")
         bf16 = x, q, call
 
         cases = []
@@ -208,21 +249,36 @@ def check_rotate_qk(rotate_qk) -> CheckResult:
                 continue
             cos, sin = rope_cos_sin(positions, xq.shape[-1], dtype=torch.float64)  # (T, D/2)
             diagnose(q, [
-                (lambda: reference(xq, layout="half"),
-                 f"{call}: pairing — your function turns x_j together with x_(j+D/2), Hugging Face's half layout; this model's weights "
-                 "pair neighbours (x_2j, x_2j+1), Meta's interleaved layout"),
-                (lambda: reference(xq, -positions), f"{call}: direction — each pair turned by −mθ_j; RoPE turns by +mθ_j"),
-                (lambda: reference(xq, positions + 1), f"{call}: off by one — the first token sits at position start_pos = {start}, not start_pos + 1"),
-                (lambda: reference(xq, positions - 1), f"{call}: off by one — the first token sits at position start_pos = {start}, not start_pos − 1"),
-                (lambda: rotate_pairs(xq.double(), sin, cos).float(), f"{call}: cos and sin swapped — at position 0 nothing may move"),
+                (lambda: reference(xq, layout="half"), Words(
+                    f"{call}: pairing — your function turns x_j together with x_(j+D/2), Hugging Face's half layout; this model's weights "
+                    "pair neighbours (x_2j, x_2j+1), Meta's interleaved layout",
+                    f"{call}：配对错了——你的函数把 x_j 与 x_(j+D/2) 一起旋转，那是 Hugging Face 的半分布局；这个模型的权重"
+                    "把相邻两维 (x_2j, x_2j+1) 配成一对，即 Meta 的交错布局")),
+                (lambda: reference(xq, -positions), Words(
+                    f"{call}: direction — each pair turned by −mθ_j; RoPE turns by +mθ_j",
+                    f"{call}：方向反了——每个维度对转了 −mθ_j；RoPE 应转 +mθ_j")),
+                (lambda: reference(xq, positions + 1), Words(
+                    f"{call}: off by one — the first token sits at position start_pos = {start}, not start_pos + 1",
+                    f"{call}：差了一位——第一个 token 在位置 start_pos = {start}，而不是 start_pos + 1")),
+                (lambda: reference(xq, positions - 1), Words(
+                    f"{call}: off by one — the first token sits at position start_pos = {start}, not start_pos − 1",
+                    f"{call}：差了一位——第一个 token 在位置 start_pos = {start}，而不是 start_pos − 1")),
+                (lambda: rotate_pairs(xq.double(), sin, cos).float(), Words(
+                    f"{call}: cos and sin swapped — at position 0 nothing may move",
+                    f"{call}：cos 和 sin 用反了——在位置 0 什么都不该动")),
             ], close)
-            raise Hint(f"{call}: the queries differ from RoPE at positions {start} … {positions[-1].item()} by "
-                       f"{(q.double() - reference(xq).double()).abs().max().item():.3g}")
+            gap = (q.double() - reference(xq).double()).abs().max().item()
+            raise Hint(f"{call}: the queries differ from RoPE at positions {start} … {positions[-1].item()} by {gap:.3g}",
+                       f"{call}：在位置 {start} … {positions[-1].item()} 上，查询与 RoPE 相差 {gap:.3g}")
         x, q, call = bf16
         gap = (q.double() - apply_rope(x.double(), torch.arange(256, 258)).to(torch.bfloat16).double()).abs().max().item()
         if gap > 0.05:
-            raise Hint(f"{call}: the result differs from RoPE at positions 256 and 257 by {gap:.3g}, more than bfloat16 rounding")
+            raise Hint(f"{call}: the result differs from RoPE at positions 256 and 257 by {gap:.3g}, more than bfloat16 rounding",
+                       f"{call}：在位置 256 和 257 上，结果与 RoPE 相差 {gap:.3g}，超出了 bfloat16 的舍入误差")
 
-    return run_check("llama-ex-debug", rotate_qk, body,
-                     "rotate_qk keeps scores relative, decodes token by token as in one pass, tells position 257 from 256 in bfloat16 "
-                     "and matches RoPE in the interleaved layout for two shapes and two fresh random ones.")
+    return run_check("llama-ex-debug", rotate_qk, body, Words(
+        "rotate_qk keeps scores relative, decodes token by token as in one pass, tells position 257 from 256 in bfloat16 "
+        "and matches RoPE in the interleaved layout for two shapes and two fresh random ones.",
+        "rotate_qk 的得分只依赖相对位置，逐个 token 解码与一次算完的结果相同，在 bfloat16 下能区分位置 257 和 256，"
+        "并且在两种形状和两组新的随机输入上与交错布局的 RoPE 一致。"),
+        lang)
