@@ -6,6 +6,7 @@ positions; but F_a F_b = R(2(a − b)) is a rotation, so mirrors are not closed 
 composition, and a mirror code is a rotation after one fixed flip.
 """
 
+import pytest
 import sympy as sp
 
 from paths import ROOT
@@ -41,8 +42,17 @@ def test_two_mirrors_make_a_rotation_not_a_mirror():
     assert sp.simplify(product.det()) == 1  # every mirror has determinant −1
 
 
-def test_the_guide_states_the_true_answer():
-    guide = (ROOT / "book" / "teachers_guide.md").read_text()
+GUIDES = {
+    # edition: (its guide, the words for "two mirrors make a rotation", the false claim it must not make)
+    "en": ("book/teachers_guide.md", "two mirrors make a rotation", "not a function of"),
+    "zh": ("book/zh/teachers_guide.md", "两次镜像合成一次旋转", "不是 $m - n$ 的函数"),
+}
+
+
+@pytest.mark.parametrize("edition", GUIDES)
+def test_the_guide_states_the_true_answer(edition):
+    path, true_words, false_claim = GUIDES[edition]
+    guide = (ROOT / path).read_text()
     assert "F_\\alpha = R(2\\alpha)F" in guide and "R(2(m-n)\\theta)" in guide
-    assert "two mirrors make a rotation" in guide
-    assert "not a function of" not in guide
+    assert true_words in guide
+    assert false_claim not in guide

@@ -1,12 +1,45 @@
 """The teacher's guide follows the book: its table of decks lists every chapter in _toc.yml order with that chapter's
-deck, its lectures take the chapters in that order, and its lab table lists every exercise check there is."""
+deck, its lectures take the chapters in that order, and its lab table lists every exercise check there is. Both
+editions are read, the English book/teachers_guide.md and the Chinese book/zh/teachers_guide.md, each with its own
+words for a lecture, an exit question, a quiz and its answers, and its own path to the decks."""
 
 import re
+from dataclasses import dataclass
+
+import pytest
 
 from paths import ROOT, chapters
 from rope_lib.teach import exercises
 
-GUIDE = ROOT / "book" / "teachers_guide.md"
+
+@dataclass(frozen=True)
+class Edition:
+    """One language's guide and the words its sections are found by."""
+
+    lang: str
+    path: str
+    slides: str  # the link from the guide to its site's decks
+    lecture: str  # the heading of lecture N, as a regular expression with one group for N
+    lecture_start: str  # what a lecture section starts with, after "## "
+    first_paragraph_end: str  # what ends the list of a lecture's chapters, where a lecture also looks ahead
+    exit_question: str
+    quiz: str
+    answer: str
+    homework: str
+
+    @property
+    def guide(self) -> str:
+        return (ROOT / self.path).read_text()
+
+    def lecture_heading(self, number) -> str:
+        return self.lecture.replace(r"(\d+)", str(number))
+
+
+ENGLISH = Edition("en", "book/teachers_guide.md", "../_static/slides/", r"Lecture (\d+):", "Lecture", "look ahead",
+                  "Exit question", "Quiz (answers inside)", "*Answer:*", "Homework")
+CHINESE = Edition("zh", "book/zh/teachers_guide.md", "_static/slides/", r"第 (\d+) 讲：", "第 ", "预告",
+                  "课后提问", "小测验（内附答案）", "*答案：*", "课后作业")
+EDITIONS = pytest.mark.parametrize("edition", [ENGLISH, CHINESE], ids=lambda e: e.lang)
 
 
 def chapter_label(chapter: str) -> str:
@@ -14,61 +47,69 @@ def chapter_label(chapter: str) -> str:
     return re.search(r"^\((ch-[\w-]+)\)=", (ROOT / f"{chapter}.md").read_text(), re.M).group(1)
 
 
-def deck_rows(guide: str) -> list[tuple[str, str]]:
+def deck_rows(guide: str, edition: Edition = ENGLISH) -> list[tuple[str, str]]:
     """(chapter label, deck file) for each row of the table of decks."""
-    return re.findall(r"^\| \{ref\}`(ch-[\w-]+)` \| <a href=\"\.\./_static/slides/([\w]+)\.slides\.html\">", guide, re.M)
+    return re.findall(rf"^\| \{{ref\}}`(ch-[\w-]+)` \| <a href=\"{re.escape(edition.slides)}([\w]+)\.slides\.html\">", guide, re.M)
 
 
-def lecture_chapters(guide: str) -> list[str]:
+def lecture_chapters(guide: str, edition: Edition = ENGLISH) -> list[str]:
     """The chapters each lecture names in its first paragraph ("Chapters {ref}`…` …"), lecture after lecture."""
     found = []
     for section in re.split(r"^## ", guide, flags=re.M):
-        if section.startswith("Lecture"):
+        if section.startswith(edition.lecture_start):
             first_paragraph = section.split("\n\n")[1]
-            found += re.findall(r"\{ref\}`(ch-[\w-]+)`", first_paragraph.split("look ahead")[0])
+            found += re.findall(r"\{ref\}`(ch-[\w-]+)`", first_paragraph.split(edition.first_paragraph_end)[0])
     return found
 
 
-def test_the_decks_follow_the_chapters_in_toc_order():
-    rows = deck_rows(GUIDE.read_text())
+@EDITIONS
+def test_the_decks_follow_the_chapters_in_toc_order(edition):
+    rows = deck_rows(edition.guide, edition)
     assert rows == [(chapter_label(chapter), chapter.split("/")[-1]) for chapter in chapters()]
 
 
-def test_the_lectures_take_the_chapters_in_toc_order():
+@EDITIONS
+def test_the_lectures_take_the_chapters_in_toc_order(edition):
     order = [chapter_label(chapter) for chapter in chapters()]
-    taught = lecture_chapters(GUIDE.read_text())
+    taught = lecture_chapters(edition.guide, edition)
     assert taught and [order.index(label) for label in taught] == sorted(order.index(label) for label in taught)
 
 
-def test_the_lab_lists_every_exercise_check():
+def test_both_editions_teach_the_same_chapters_in_the_same_lectures():
+    assert lecture_chapters(CHINESE.guide, CHINESE) == lecture_chapters(ENGLISH.guide, ENGLISH)
+
+
+@EDITIONS
+def test_the_lab_lists_every_exercise_check(edition):
     checks = {name for name in exercises.__all__ if name.startswith("check_")}
-    listed = set(re.findall(r"`(check_\w+)\(", GUIDE.read_text()))
+    listed = set(re.findall(r"`(check_\w+)\(", edition.guide))
     assert listed == checks
 
 
-def test_a_guide_out_of_order_is_caught():
+@EDITIONS
+def test_a_guide_out_of_order_is_caught(edition):
     """The same reading of the table, on a guide whose first two rows are swapped, does not match the toc."""
-    guide = GUIDE.read_text()
+    guide = edition.guide
     rows = [line for line in guide.splitlines() if line.startswith("| {ref}`ch-")]
     swapped = guide.replace(rows[0], "\0").replace(rows[1], rows[0]).replace("\0", rows[1])
-    assert deck_rows(swapped) != [(chapter_label(chapter), chapter.split("/")[-1]) for chapter in chapters()]
+    assert deck_rows(swapped, edition) != [(chapter_label(chapter), chapter.split("/")[-1]) for chapter in chapters()]
 
 
-def lecture_gaps(guide: str) -> list[str]:
+def lecture_gaps(guide: str, edition: Edition = ENGLISH) -> list[str]:
     """What a lecture of the guide lacks: timings running 0 to 45 minutes without a gap, an exit question, a quiz
     of at least three questions each with its answer, and a row in the homework table."""
-    sections = {int(m.group(1)): m.group(0) for m in re.finditer(r"^## Lecture (\d+):.*?(?=^## |\Z)", guide, re.M | re.S)}
-    homework = guide.split("\n## Homework", 1)[1].split("\n## ", 1)[0]
+    sections = {int(m.group(1)): m.group(0) for m in re.finditer(rf"^## {edition.lecture}.*?(?=^## |\Z)", guide, re.M | re.S)}
+    homework = guide.split(f"\n## {edition.homework}", 1)[1].split("\n## ", 1)[0]
     set_for = set(re.findall(r"^\| (\d+) \|", homework, re.M))
     gaps = [] if list(sections) == list(range(1, len(sections) + 1)) else [f"lectures numbered {list(sections)}"]
     for number, body in sections.items():
         spans = [(int(a), int(b)) for a, b in re.findall(r"^\| (\d+)–(\d+) \|", body, re.M)]
         if not spans or spans[0][0] != 0 or spans[-1][1] != 45 or any(a[1] != b[0] for a, b in zip(spans, spans[1:])):
             gaps.append(f"lecture {number}: timings {spans} do not run from 0 to 45")
-        if "Exit question" not in body:
+        if edition.exit_question not in body:
             gaps.append(f"lecture {number}: no exit question")
-        quiz = body.split("Quiz (answers inside)", 1)[1] if "Quiz (answers inside)" in body else ""
-        questions, answers = len(re.findall(r"^\d+\. ", quiz, re.M)), quiz.count("*Answer:*")
+        quiz = body.split(edition.quiz, 1)[1] if edition.quiz in body else ""
+        questions, answers = len(re.findall(r"^\d+\. ", quiz, re.M)), quiz.count(edition.answer)
         if questions < 3 or answers != questions:
             gaps.append(f"lecture {number}: a quiz of {questions} questions with {answers} answers")
         if str(number) not in set_for:
@@ -76,16 +117,32 @@ def lecture_gaps(guide: str) -> list[str]:
     return gaps
 
 
-def test_every_lecture_has_timings_an_exit_question_a_quiz_and_homework():
-    assert lecture_gaps(GUIDE.read_text()) == []
+@EDITIONS
+def test_every_lecture_has_timings_an_exit_question_a_quiz_and_homework(edition):
+    assert lecture_gaps(edition.guide, edition) == []
 
 
-def test_a_lecture_without_its_quiz_or_homework_is_caught():
-    guide = GUIDE.read_text()
-    last = max(int(n) for n in re.findall(r"^## Lecture (\d+):", guide, re.M))
-    start = guide.index(f"## Lecture {last}:")
-    quiz = guide.index("````{admonition} Quiz", start)
+def test_both_editions_have_the_same_lectures():
+    lectures = lambda edition: re.findall(rf"^## {edition.lecture}", edition.guide, re.M)
+    assert lectures(CHINESE) == lectures(ENGLISH) and len(lectures(ENGLISH)) >= 1
+
+
+@EDITIONS
+def test_a_lecture_without_its_quiz_or_homework_is_caught(edition):
+    guide = edition.guide
+    last = max(int(n) for n in re.findall(rf"^## {edition.lecture}", guide, re.M))
+    start = guide.index(f"## {edition.lecture_heading(last)}")
+    quiz = guide.index(f"````{{admonition}} {edition.quiz}", start)
     without_quiz = guide[:quiz] + guide[guide.index("````\n", guide.index("\n", quiz) + 1) + 5 :]
-    assert lecture_gaps(without_quiz) == [f"lecture {last}: a quiz of 0 questions with 0 answers"]
+    assert lecture_gaps(without_quiz, edition) == [f"lecture {last}: a quiz of 0 questions with 0 answers"]
     without_homework = re.sub(rf"^\| {last} \|.*\n", "", guide, flags=re.M)
-    assert lecture_gaps(without_homework) == [f"lecture {last}: no homework"]
+    assert lecture_gaps(without_homework, edition) == [f"lecture {last}: no homework"]
+
+
+@EDITIONS
+def test_a_lecture_without_its_exit_question_is_caught(edition):
+    guide = edition.guide
+    first = guide.index(f"## {edition.lecture_heading(1)}")
+    end = guide.index("\n## ", first + 1)
+    without_exit = guide[:first] + guide[first:end].replace(edition.exit_question, "…") + guide[end:]
+    assert lecture_gaps(without_exit, edition) == ["lecture 1: no exit question"]

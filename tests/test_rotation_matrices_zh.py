@@ -1,0 +1,107 @@
+"""The chapter "2D rotation matrices" in both languages: its figures, its widget and its exercise check speak the
+reader's language (English by default, unchanged), draw every Chinese glyph, and refuse a language they do not know."""
+
+import numpy as np
+import pytest
+
+from glyphs import missing_glyphs
+from rope_lib.teach.exercises import check_rotate
+from rope_lib.teach.language import is_han, word_count
+from rope_lib.teach.plotting import plot_rotated_query_key, plot_rotation_composition
+from rope_lib.teach.widgets.rotations import rotation_shift_widget
+
+
+def has_han(words: str) -> bool:
+    return any(is_han(c) for c in words)
+
+
+FIGURES = {
+    "plot_rotation_composition": lambda lang: plot_rotation_composition([1.2, 0.4], np.radians(50), np.radians(70), lang=lang),
+    "plot_rotated_query_key": lambda lang: plot_rotated_query_key([1.0, 0.2], [0.3, 0.9], 2, 0, np.pi / 4, shift=5, lang=lang),
+}
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_a_chinese_figure_has_chinese_words_and_every_glyph(name):
+    fig = FIGURES[name]("zh")
+    (ax,) = fig.axes
+    assert has_han(fig.alt_text) and word_count(fig.alt_text) >= 25, fig.alt_text
+    assert "$" not in fig.alt_text
+    for words in (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()):
+        assert has_han(words), words
+    assert missing_glyphs(fig) == []
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_an_english_figure_is_unchanged_and_has_no_chinese(name):
+    fig = FIGURES[name]("en")
+    (ax,) = fig.axes
+    assert ax.get_xlabel() == "first coordinate" and ax.get_ylabel() == "second coordinate"
+    assert not has_han(fig.alt_text) and not has_han(ax.get_title())
+    assert missing_glyphs(fig) == []
+
+
+def test_the_default_language_is_english():
+    assert plot_rotation_composition([1.0, 0.5], 0.5, 1.0).axes[0].get_title() == "R(b)R(a) = R(a+b)"
+    fig = plot_rotated_query_key([1.0, 0.0], [0.0, 1.0], 2, 1, 0.3, 4)
+    assert fig.axes[0].get_title().startswith("dot product = ")
+    assert fig.alt_text.startswith("The plane with the query q turned")
+
+
+def test_the_chinese_figures_show_the_same_numbers():
+    en, zh = FIGURES["plot_rotated_query_key"]("en"), FIGURES["plot_rotated_query_key"]("zh")
+    number = en.axes[0].get_title().split("=")[1].split()[0]
+    assert number in zh.axes[0].get_title() and number in zh.alt_text
+
+
+def test_the_chinese_widget_labels_its_sliders_and_frames_in_chinese():
+    widget = rotation_shift_widget(lang="zh")
+    assert widget.lang == "zh"
+    assert [c.name for c in widget.controls] == [c.name for c in rotation_shift_widget().controls]
+    assert all(has_han(c.label) for c in widget.controls if c.name != "theta")
+    assert has_han(widget.print_caption())
+    fig = widget.figure(**widget.defaults())
+    assert has_han(fig.axes[0].get_title()) and missing_glyphs(fig) == []
+    english = rotation_shift_widget()
+    assert [c.label for c in english.controls] == ["query position m", "key position n", "θ", "shift both by s"]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: plot_rotation_composition([1.0, 0.5], 0.5, 1.0, lang="fr"),
+    lambda: plot_rotated_query_key([1.0, 0.0], [0.0, 1.0], 2, 1, 0.3, lang="fr"),
+    lambda: rotation_shift_widget(lang="fr"),
+    lambda: check_rotate(lambda vec, angle: vec, lang="fr"),
+], ids=["plot_rotation_composition", "plot_rotated_query_key", "rotation_shift_widget", "check_rotate"])
+def test_an_unknown_language_is_refused(call):
+    with pytest.raises(ValueError, match="lang"):
+        call()
+
+
+def rotate(vec, angle):
+    z = complex(vec[0], vec[1]) * np.exp(1j * angle)
+    return np.array([z.real, z.imag])
+
+
+def test_the_success_message_in_each_language():
+    en, zh = check_rotate(rotate), check_rotate(rotate, lang="zh")
+    assert en and zh
+    assert en.message == "rotate matches rope_lib.rotation_matrix_2d on 22 vectors and angles and on 5 fresh random ones."
+    assert has_han(zh.message) and "rope_lib.rotation_matrix_2d" in zh.message and str(zh).startswith("通过")
+
+
+MISTAKES = {
+    "direction": (lambda vec, angle: rotate(vec, -angle), "direction — a positive angle turns counter-clockwise", "逆时针"),
+    "units": (lambda vec, angle: rotate(vec, np.radians(angle)), "units — angle is in radians, not degrees", "弧度"),
+    "complex": (lambda vec, angle: complex(*rotate(vec, angle)), "returned the complex number", "复数"),
+    "length": (lambda vec, angle: 2 * rotate(vec, angle), "a rotation keeps lengths", "长度"),
+    "other": (lambda vec, angle: rotate(vec, angle + 0.5), "the result is not R(angle)·vec", "结果不等于"),
+}
+
+
+@pytest.mark.parametrize("mistake", MISTAKES)
+def test_each_hint_in_each_language(mistake):
+    answer, english, chinese = MISTAKES[mistake]
+    en, zh = check_rotate(answer), check_rotate(answer, lang="zh")
+    assert not en and not zh
+    assert english in en.message and not has_han(en.message) and str(en).startswith("NOT YET")
+    assert chinese in zh.message and str(zh).startswith("尚未通过")
