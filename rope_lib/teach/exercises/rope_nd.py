@@ -6,6 +6,7 @@ import numpy as np
 
 from ..decay import relative_upper_bound
 from ...frequencies import DEFAULT_BASE
+from ..language import Words
 from .checking import CheckResult, Hint, answer_integer, call_student, fresh_rng, run_check, shown
 
 
@@ -29,7 +30,7 @@ def _fresh_half_case(fresh: np.random.Generator) -> tuple[int, float]:
             return d, base
 
 
-def check_first_below_half(first_below_half) -> CheckResult:
+def check_first_below_half(first_below_half, *, lang: str = "en") -> CheckResult:
     """Exercise ropend-ex-half: `first_below_half(d, base)` is the first distance where Figure 2's curve is below half its value at 0."""
 
     def body(fn):
@@ -40,13 +41,19 @@ def check_first_below_half(first_below_half) -> CheckResult:
             curve, half = _half_curve(d, base)
             first = int(np.argmax(curve < half))
             if r <= 0:
-                raise Hint(f"{call} returned {shown(r)}: at distance 0 the curve is at its full value, so the answer is a positive distance")
+                raise Hint(f"{call} returned {shown(r)}: at distance 0 the curve is at its full value, so the answer is a positive distance",
+                           f"{call} 返回了 {shown(r)}：在距离 0 处曲线取满值，所以答案是一个正的距离")
             if r < first:
                 uses_base = base == DEFAULT_BASE or not relative_upper_bound(r, d) < float(relative_upper_bound(0, d)) / 2
                 raise Hint(f"{call}: at your distance {r} the curve is {curve[r]:.3f}, not yet below half its value at 0 ({half:.3f})"
-                            + ("" if uses_base else "; your answer fits base 10000: pass base on to the curve"))
+                           + ("" if uses_base else "; your answer fits base 10000: pass base on to the curve"),
+                           f"{call}：在你给的距离 {r} 处，曲线值为 {curve[r]:.3f}，还没有低于它在 0 处的一半（{half:.3f}）"
+                           + ("" if uses_base else "；你的答案符合底数 10000：请把 base 传给曲线"))
             if r > first:  # decided without using r to size anything: r may be 10**12
-                raise Hint(f"{call}: {shown(r)} is not the first such distance: the curve already dips below {half:.3f} at a smaller one")
+                raise Hint(f"{call}: {shown(r)} is not the first such distance: the curve already dips below {half:.3f} at a smaller one",
+                           f"{call}：{shown(r)} 不是第一个这样的距离：曲线在更小的距离上就已低于 {half:.3f}")
 
     return run_check("ropend-ex-half", first_below_half, body,
-                "first_below_half finds the first distance below half for d = 64 and 128, bases 10000 and 500000 and two fresh random d and bases.")
+                     Words("first_below_half finds the first distance below half for d = 64 and 128, bases 10000 and 500000 and two fresh random d and bases.",
+                           "first_below_half 对 d = 64 和 128、底数 10000 和 500000，以及两组新随机生成的 d 和底数，都找到了第一个低于一半的距离。"),
+                     lang)

@@ -1,0 +1,99 @@
+"""Chapter "Complex numbers and Euler's formula" in both languages: its figures, widget and check speak English by
+default and Chinese with lang="zh", draw every Chinese glyph, and refuse any other language."""
+
+import math
+
+import numpy as np
+import pytest
+
+from glyphs import missing_glyphs
+from rope_lib.teach.exercises import check_terms_needed
+from rope_lib.teach.language import is_han, word_count
+from rope_lib.teach.plotting.complex_plane import plot_complex_product, plot_complex_rotation, plot_euler_partial_sums
+from rope_lib.teach.widgets.complex_plane import complex_rotation_widget
+
+FIGURES = {
+    "plot_complex_product": lambda lang: plot_complex_product(1.5 + 0.5j, 0.4 + 0.9j, lang=lang),
+    "plot_euler_partial_sums": lambda lang: plot_euler_partial_sums([1.0, 2.0, math.pi], 30, lang=lang),
+    "plot_complex_rotation": lambda lang: plot_complex_rotation(1.2 + 0.5j, np.radians(45), lang=lang),
+}
+
+
+def chinese(words: str) -> bool:
+    return any(is_han(c) for c in words)
+
+
+def words_of(fig) -> list[str]:
+    """Every title, axis label and legend entry of the figure, and its alt text."""
+    found = [fig.alt_text]
+    for ax in fig.axes:
+        found += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        legend = ax.get_legend()
+        found += [t.get_text() for t in legend.get_texts()] if legend else []
+    return [w for w in found if w]
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_chinese_figures_have_chinese_words_and_every_glyph(name):
+    fig = FIGURES[name]("zh")
+    assert chinese(fig.alt_text) and word_count(fig.alt_text) >= 5
+    for ax in fig.axes:
+        assert chinese(ax.get_title()) and chinese(ax.get_xlabel())
+    assert not any(chinese(w) and "$" in w for w in words_of(fig))
+    assert missing_glyphs(fig) == []
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_english_figures_stay_english(name):
+    fig = FIGURES[name]("en")
+    assert not any(chinese(w) for w in words_of(fig))
+    assert missing_glyphs(fig) == []
+
+
+def test_english_words_are_unchanged():
+    fig = plot_complex_product(1.5 + 0.5j, 0.4 + 0.9j)
+    assert (fig.axes[0].get_title(), fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()) == (
+        "multiplying complex numbers", "real part", "imaginary part")
+    assert plot_euler_partial_sums([1.0]).axes[1].get_title() == "error of the partial sum"
+    assert plot_complex_rotation(1 + 0j, np.radians(30)).axes[0].get_title() == "multiplying by e^(iθ) turns by θ = 30°"
+
+
+def test_the_chinese_rotation_widget():
+    widget = complex_rotation_widget(lang="zh")
+    assert widget.lang == "zh"
+    fig = widget.figure(theta=widget.controls[1].values[5])
+    assert chinese(fig.alt_text) and chinese(fig.axes[0].get_title()) and missing_glyphs(fig) == []
+    assert complex_rotation_widget().lang == "en"
+    assert not chinese(complex_rotation_widget().figure().alt_text)
+
+
+@pytest.mark.parametrize("make", [*FIGURES.values(), lambda lang: complex_rotation_widget(lang=lang),
+                                  lambda lang: check_terms_needed(lambda x, tol: 1, lang=lang)])
+def test_another_language_is_refused(make):
+    with pytest.raises(ValueError, match="lang"):
+        make("fr")
+
+
+def terms_needed(x, tol, count_terms=False, real_only=False):
+    target, total, k = complex(math.cos(x), math.sin(x)), 0j, 0
+    while True:
+        total += (1j * x) ** k / math.factorial(k)
+        if (abs(total.real - target.real) if real_only else abs(total - target)) < tol:
+            return k + 1 if count_terms else k
+        k += 1
+
+
+def test_the_check_speaks_chinese():
+    passed = check_terms_needed(terms_needed, lang="zh")
+    assert passed and chinese(passed.message) and str(passed).startswith("通过")
+    assert check_terms_needed(terms_needed).message.startswith("terms_needed returns the smallest N within tol")
+    for wrong, zh, en in [
+        (lambda x, tol: terms_needed(x, tol, count_terms=True), "数了项数", "count terms"),
+        (lambda x, tol: terms_needed(x, tol, real_only=True), "虚部也要比", "imaginary part"),
+        (lambda x, tol: terms_needed(x, tol) - 1, "还没有小于 tol", "not yet within tol"),
+        (lambda x, tol: -1, "不可能是负数", "never negative"),
+    ]:
+        result = check_terms_needed(wrong, lang="zh")
+        assert not result and zh in result.message and str(result).startswith("尚未通过")
+        result = check_terms_needed(wrong)
+        assert not result and en in result.message and not chinese(result.message)

@@ -1,0 +1,98 @@
+"""Chapter "RoPE in d dimensions" in both languages: its figures, clock and check speak English by default and
+Chinese with lang="zh", draw every Chinese glyph, and refuse any other language."""
+
+import numpy as np
+import pytest
+
+from glyphs import missing_glyphs
+from rope_lib.teach import decay
+from rope_lib.teach.exercises import check_first_below_half
+from rope_lib.teach.language import is_han, word_count
+from rope_lib.teach.plotting.decay import plot_relative_upper_bound
+from rope_lib.teach.plotting.rope_nd import plot_clock, plot_pair_rotations, plot_rotary_matrix
+from rope_lib.teach.widgets.rope_nd import clock_widget
+
+X = np.array([1.0, 0.0, 0.8, 0.6, 0.0, 1.0, -0.6, 0.8])
+FIGURES = {
+    "plot_pair_rotations": lambda lang: plot_pair_rotations(X, [0, 1, 2, 3, 4], lang=lang),
+    "plot_clock": lambda lang: plot_clock(100, 8, lang=lang),
+    "plot_rotary_matrix": lambda lang: plot_rotary_matrix(3, 16, lang=lang),
+    "plot_relative_upper_bound": lambda lang: plot_relative_upper_bound(64, 128, bases=(100.0, 10000.0), lang=lang),
+}
+
+
+def chinese(words: str) -> bool:
+    return any(is_han(c) for c in words)
+
+
+def words_of(fig) -> list[str]:
+    """Every title, axis label and legend entry of the figure, and its alt text."""
+    found = [fig.alt_text]
+    for ax in fig.axes:
+        found += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        legend = ax.get_legend()
+        found += [t.get_text() for t in legend.get_texts()] if legend else []
+    for legend in fig.legends:
+        found += [t.get_text() for t in legend.get_texts()]
+    return [w for w in found if w]
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_chinese_figures_have_chinese_words_and_every_glyph(name):
+    fig = FIGURES[name]("zh")
+    assert chinese(fig.alt_text) and word_count(fig.alt_text) >= 5
+    assert any(chinese(w) for w in words_of(fig)[1:]), "a title, axis label or legend in Chinese"
+    assert not any(chinese(w) and "$" in w for w in words_of(fig))
+    assert missing_glyphs(fig) == []
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_english_figures_stay_english(name):
+    fig = FIGURES[name]("en")
+    assert not any(chinese(w) for w in words_of(fig))
+    assert missing_glyphs(fig) == []
+
+
+def test_english_words_are_unchanged():
+    fig = plot_clock(100, 8)
+    assert fig.axes[0].get_title() == "position m = 100, d = 8, base = 10000"
+    assert plot_rotary_matrix(3, 16).axes[0].get_xlabel() == "column"
+    assert plot_relative_upper_bound(64, 128).axes[0].get_xlabel() == "relative distance m − n"
+    assert plot_pair_rotations(X, [0, 1]).axes[0].get_title().startswith("pair 0\n")
+
+
+def test_the_chinese_clock_widget():
+    widget = clock_widget(lang="zh")
+    assert widget.lang == "zh" and all(chinese(c.label) for c in widget.controls)
+    fig = widget.figure(position=12, d=16)
+    assert chinese(fig.alt_text) and missing_glyphs(fig) == []
+    assert [c.label for c in clock_widget().controls] == ["position m", "dimension d", "base"]
+
+
+@pytest.mark.parametrize("make", [*FIGURES.values(), lambda lang: clock_widget(lang=lang),
+                                  lambda lang: check_first_below_half(lambda d, base: 1, lang=lang)])
+def test_another_language_is_refused(make):
+    with pytest.raises(ValueError, match="lang"):
+        make("fr")
+
+
+def first_below_half(d, base, far=4096):
+    curve = decay.relative_upper_bound(np.arange(far + 1), d, base)
+    return int(np.argmax(curve < curve[0] / 2))
+
+
+def test_the_check_speaks_chinese():
+    passed = check_first_below_half(first_below_half, lang="zh")
+    assert passed and chinese(passed.message) and str(passed).startswith("通过")
+    english = check_first_below_half(first_below_half)
+    assert english.message.startswith("first_below_half finds the first distance below half")
+    for wrong, zh, en in [
+        (lambda d, base: first_below_half(d, base) - 1, "还没有低于", "not yet below half"),
+        (lambda d, base: first_below_half(d, base) + 5, "不是第一个", "not the first"),
+        (lambda d, base: first_below_half(d, 10000.0), "请把 base 传给曲线", "pass base on"),
+        (lambda d, base: 0, "正的距离", "positive distance"),
+    ]:
+        result = check_first_below_half(wrong, lang="zh")
+        assert not result and zh in result.message and str(result).startswith("尚未通过")
+        result = check_first_below_half(wrong)
+        assert not result and en in result.message and not chinese(result.message)
