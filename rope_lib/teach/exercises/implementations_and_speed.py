@@ -6,6 +6,7 @@ import math
 
 import torch
 
+from ..language import Words, require_language
 from .checking import CheckResult, Hint, answer_number, answer_or_none, call_student, diagnose_across, fresh_rng, run_check
 
 
@@ -27,17 +28,19 @@ def _significant_bits(dtype: torch.dtype) -> int:
     return round(-math.log2(torch.finfo(dtype).eps)) + 1
 
 
-def check_bf16_position_error(bf16_position_error) -> CheckResult:
+def check_bf16_position_error(bf16_position_error, *, lang: str = "en") -> CheckResult:
     """Exercise speed-ex-positions: `bf16_position_error(n)` is the largest |position − m| over m = 0 … n−1
     when the positions come from a bf16 `torch.arange(n, dtype=torch.bfloat16)` (on the CPU, in this torch).
 
     The answer may be a Python number, a NumPy number or a 0-dimensional tensor: the value counts, not its type.
     """
+    require_language(lang)
     fixed = (1, 200, 256, 257, 258, 1000, 2048, 4096, 5000, 8192)
     bits = {dtype: _significant_bits(dtype) for dtype in (torch.bfloat16, torch.float16)}
 
     def read(value, call: str, n: int) -> float:
-        return answer_number(value, call, [((n,), f"{call} returned shape {(n,)}, one error per position; return only the largest, as one number")])
+        return answer_number(value, call, [((n,), Words(f"{call} returned shape {(n,)}, one error per position; return only the largest, as one number",
+                                                         f"{call} 返回的形状是 {(n,)}，每个位置一个误差；只返回最大的那个，一个数即可"))])
 
     def body(fn):
         fresh = fresh_rng()
@@ -49,28 +52,42 @@ def check_bf16_position_error(bf16_position_error) -> CheckResult:
             if abs(got - expected) < 1e-9:
                 continue
             differ = torch.nonzero(_bf16_offsets(n) != _bf16_offsets(n, nearest=True)).flatten()
-            where = f"they first differ at position {differ[0].item()}" if differ.numel() else "they differ"
+            where = (Words(f"they first differ at position {differ[0].item()}", f"两者第一次不同是在位置 {differ[0].item()}") if differ.numel()
+                     else Words("they differ", "两者不同"))
             diagnose_across(got, n, sizes, lambda k: answer_or_none(lambda v: read(v, "", k), fn, k), [
                 (lambda k: _bf16_errors(k, nearest=True).max().item(),
-                 f"{call}: rounding — you rounded each exact position to the nearest bf16 number, which is not how a bf16 "
-                 f"torch.arange builds them: {where}; look at the positions torch.arange({n}, dtype=torch.bfloat16) itself holds"),
+                 Words(f"{call}: rounding — you rounded each exact position to the nearest bf16 number, which is not how a bf16 "
+                       f"torch.arange builds them: {where.en}; look at the positions torch.arange({n}, dtype=torch.bfloat16) itself holds",
+                       f"{call}：舍入——你把每个精确位置舍入到了最近的 bf16 数，但 bf16 的 torch.arange 并不是这样生成位置的："
+                       f"{where.zh}；看看 torch.arange({n}, dtype=torch.bfloat16) 本身存的是哪些位置")),
                 (lambda k: _bf16_errors(k)[-1].item(),
-                 f"{call}: you returned the error of the last position, {n - 1}; the answer is the largest error over all positions 0 … {n - 1}"),
+                 Words(f"{call}: you returned the error of the last position, {n - 1}; the answer is the largest error over all positions 0 … {n - 1}",
+                       f"{call}：你返回的是最后一个位置 {n - 1} 的误差；答案应是所有位置 0 … {n - 1} 中最大的误差")),
                 (lambda k: _bf16_errors(k + 1).max().item(),
-                 f"{call}: range — the positions are 0 … n−1, n of them; yours include position n = {n} too"),
+                 Words(f"{call}: range — the positions are 0 … n−1, n of them; yours include position n = {n} too",
+                       f"{call}：范围——位置是 0 … n−1，共 n 个；你的还多算了位置 n = {n}")),
                 (lambda k: _bf16_offsets(k).max().item(),
-                 f"{call}: distance — take the absolute value |built − true|; positions rounded down count as much as those rounded up"),
+                 Words(f"{call}: distance — take the absolute value |built − true|; positions rounded down count as much as those rounded up",
+                       f"{call}：距离——要取绝对值 |生成值 − 真实值|；向下舍入的位置和向上舍入的同样算数")),
                 (lambda k: (-_bf16_offsets(k)).max().item(),
-                 f"{call}: distance — take the absolute value |built − true|; positions rounded up count as much as those rounded down"),
+                 Words(f"{call}: distance — take the absolute value |built − true|; positions rounded up count as much as those rounded down",
+                       f"{call}：距离——要取绝对值 |生成值 − 真实值|；向上舍入的位置和向下舍入的同样算数")),
                 (lambda k: _bf16_errors(k, torch.float16).max().item(),
-                 f"{call}: dtype — that is the error of float16 positions ({bits[torch.float16]} significant bits); "
-                 f"bf16 keeps only {bits[torch.bfloat16]}"),
+                 Words(f"{call}: dtype — that is the error of float16 positions ({bits[torch.float16]} significant bits); "
+                       f"bf16 keeps only {bits[torch.bfloat16]}",
+                       f"{call}：dtype——这是 float16 位置的误差（{bits[torch.float16]} 位有效数字）；"
+                       f"bf16 只保留 {bits[torch.bfloat16]} 位")),
             ], lambda a, b: abs(a - b) < 1e-9)
             if got == 0:
                 raise Hint(f"{call}: your positions look exact; build them in bf16, which holds every integer only up to "
-                            f"{2 ** bits[torch.bfloat16]}")
+                           f"{2 ** bits[torch.bfloat16]}",
+                           f"{call}：你的位置看起来是精确的；请用 bf16 生成它们，bf16 只能精确表示不超过 "
+                           f"{2 ** bits[torch.bfloat16]} 的每个整数")
             raise Hint(f"{call}: the largest distance from the true positions is not {got:g}; compare the positions a bf16 "
-                        f"torch.arange gives with 0 … {n - 1}")
+                       f"torch.arange gives with 0 … {n - 1}",
+                       f"{call}：与真实位置的最大距离不是 {got:g}；把 bf16 的 torch.arange 给出的位置和 0 … {n - 1} 比一比")
 
     return run_check("speed-ex-positions", bf16_position_error, body,
-                f"bf16_position_error matches a bf16 torch.arange for n from {fixed[0]} to {fixed[-1]} and for three fresh random n up to 20000.")
+                     Words(f"bf16_position_error matches a bf16 torch.arange for n from {fixed[0]} to {fixed[-1]} and for three fresh random n up to 20000.",
+                           f"bf16_position_error 与 bf16 的 torch.arange 一致：n 从 {fixed[0]} 到 {fixed[-1]}，以及三个随机取的、不超过 20000 的 n。"),
+                     lang)

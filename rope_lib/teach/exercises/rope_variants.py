@@ -6,6 +6,7 @@ import numpy as np
 
 from ...frequencies import DEFAULT_BASE, inv_freq
 from ...scaling import RopeScaling
+from ..language import Words, require_language
 from .checking import CheckResult, Hint, answer_array, call_student, diagnose, fresh_rng, run_check
 
 
@@ -16,9 +17,10 @@ def _fresh_sets(fresh: np.random.Generator, n_pairs: int) -> tuple[tuple[float, 
     return tuple(short.round(4).tolist()), tuple(long.round(4).tolist())
 
 
-def check_longrope_frequencies(longrope_frequencies) -> CheckResult:
+def check_longrope_frequencies(longrope_frequencies, *, lang: str = "en") -> CheckResult:
     """Exercise rv-ex-longrope: `longrope_frequencies(d, base, short_factor, long_factor, seq_len, original_max_len)`
     returns the d/2 frequencies LongRoPE uses at the current length seq_len."""
+    require_language(lang)
 
     def body(fn):
         fresh = fresh_rng()
@@ -39,16 +41,25 @@ def check_longrope_frequencies(longrope_frequencies) -> CheckResult:
             other = long if seq_len <= original else short
             diagnose(value, [
                 (lambda: theta / np.array(other),
-                 f"{call}: factor set — at seq_len = {seq_len} against original_max_len = {original}, compare the two lengths again: "
-                 "which set applies when the sequence still fits in the trained context, and which only past it?"),
+                 Words(f"{call}: factor set — at seq_len = {seq_len} against original_max_len = {original}, compare the two lengths again: "
+                       "which set applies when the sequence still fits in the trained context, and which only past it?",
+                       f"{call}：因子组——seq_len = {seq_len}，original_max_len = {original}，请再比较一下这两个长度："
+                       "序列还在训练上下文之内时用哪一组，超出之后才用哪一组？")),
                 (lambda: theta * np.array(long if seq_len > original else short),
-                 f"{call}: direction — a factor λ_i above 1 makes pair i turn more slowly"),
+                 Words(f"{call}: direction — a factor λ_i above 1 makes pair i turn more slowly",
+                       f"{call}：方向——大于 1 的因子 λ_i 应让第 i 对转得更慢")),
                 (lambda: theta,
-                 f"{call}: you returned the plain frequencies; every pair is rescaled by its own factor"),
+                 Words(f"{call}: you returned the plain frequencies; every pair is rescaled by its own factor",
+                       f"{call}：你返回的是未缩放的原始频率；每个维度对都要按它自己的因子缩放")),
             ], close)
             raise Hint(f"{call}: the result differs from LongRoPE's frequencies by up to {np.abs(value - expected).max():.3g} "
-                       f"(relative {np.abs(value / expected - 1).max():.3g})")
+                       f"(relative {np.abs(value / expected - 1).max():.3g})",
+                       f"{call}：结果与 LongRoPE 的频率最多相差 {np.abs(value - expected).max():.3g}"
+                       f"（相对误差 {np.abs(value / expected - 1).max():.3g}）")
 
     return run_check("rv-ex-longrope", longrope_frequencies, body,
-                     "longrope_frequencies picks the right factor set and rescales every pair, at lengths on both sides of the "
-                     "trained context (and exactly at it), for fixed and fresh random settings.")
+                     Words("longrope_frequencies picks the right factor set and rescales every pair, at lengths on both sides of the "
+                           "trained context (and exactly at it), for fixed and fresh random settings.",
+                           "longrope_frequencies 选对了因子组，并缩放了每个维度对：在训练上下文两侧（以及恰好等于它）的长度上，"
+                           "固定的设置和随机新取的设置都通过了。"),
+                     lang)

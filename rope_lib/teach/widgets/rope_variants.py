@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-from ..plotting.rope_variants import VARIANTS, plot_variant_wavelengths
+from functools import partial
+
+from ..language import require_language, text
+from ..plotting.rope_variants import VARIANTS, plot_variant_wavelengths, variant_name
 from . import Control, InteractiveFigure
 
 HEAD_DIMS = (64, 128, 256)
 LENGTHS = (2048, 4096, 8192, 131072)
 
 
-def variant_explorer() -> InteractiveFigure:
+def variant_explorer(*, lang: str = "en") -> InteractiveFigure:
     """4 variants × 3 head sizes × 4 lengths = 48 frames (trained length L = 4096, base 10000)."""
+    require_language(lang)
     return InteractiveFigure(
-        draw=plot_variant_wavelengths,
+        draw=partial(plot_variant_wavelengths, lang=lang),
         controls=(
-            Control("variant", "variant", tuple(VARIANTS), "longrope", fmt=lambda v: VARIANTS[v]),
-            Control("d", "head dimension d", HEAD_DIMS, 128),
-            Control("seq_len", "current length T", LENGTHS, 8192, fmt=lambda t: f"{t:,}"),
+            Control("variant", text(lang, en="variant", zh="变体"), tuple(VARIANTS), "longrope", fmt=lambda v: variant_name(v, lang=lang)),
+            Control("d", text(lang, en="head dimension d", zh="头维度 d"), HEAD_DIMS, 128),
+            Control("seq_len", text(lang, en="current length T", zh="当前长度 T"), LENGTHS, 8192, fmt=lambda t: f"{t:,}"),
         ),
+        lang=lang,
     )

@@ -1,0 +1,71 @@
+"""The Chinese edition of chapter "Implementations and speed": its figure and its check speak Chinese with lang="zh",
+draw every glyph, keep their English by default, and refuse a language the book is not written in."""
+
+import pytest
+import torch
+
+from glyphs import missing_glyphs
+from rope_lib.teach.exercises import check_bf16_position_error
+from rope_lib.teach.language import is_han
+from rope_lib.teach.plotting import plot_speed
+from rope_lib.teach.speed_report import load_report
+from paths import ROOT
+
+REPORT = load_report(ROOT / "book" / "data" / "bench_cpu.json")
+
+
+def has_han(words: str) -> bool:
+    return any(is_han(c) for c in words)
+
+
+def bf16_position_error(n):
+    return (torch.arange(n, dtype=torch.bfloat16).double() - torch.arange(n)).abs().max().item()
+
+
+def test_the_speed_figure_in_chinese():
+    fig = plot_speed(REPORT, lang="zh")
+    assert has_han(fig.alt_text) and "复制" in fig.alt_text
+    assert all(has_han(ax.get_xlabel()) for ax in fig.axes) and has_han(fig.axes[0].get_ylabel())
+    assert any("半分布局" in t.get_text() for legend in fig.legends for t in legend.get_texts())
+    assert missing_glyphs(fig) == []
+
+
+def test_the_speed_figure_keeps_its_english():
+    fig = plot_speed(REPORT)
+    assert not has_han(fig.alt_text) and fig.axes[0].get_xlabel() == "sequence length S"
+    assert fig.axes[0].get_ylabel() == "copy time / time (1 = copy speed)"
+    assert missing_glyphs(fig) == []
+
+
+def test_the_bf16_check_speaks_chinese():
+    passed = check_bf16_position_error(bf16_position_error, lang="zh")
+    assert passed and passed.message.startswith("bf16_position_error 与 bf16 的 torch.arange 一致") and "通过" in str(passed)
+    nearest = lambda n: (torch.arange(n).to(torch.bfloat16).double() - torch.arange(n)).abs().max().item()  # noqa: E731
+    hints = {
+        "nearest": (nearest, ["舍入", "最近的 bf16 数", "两者第一次不同是在位置"]),
+        "last": (lambda n: (torch.arange(n, dtype=torch.bfloat16).double() - torch.arange(n)).abs()[-1].item(), ["最后一个位置"]),
+        "range": (lambda n: bf16_position_error(n + 1), ["范围", "0 … n−1"]),
+        "signed": (lambda n: (torch.arange(n, dtype=torch.bfloat16).double() - torch.arange(n)).max().item(), ["距离", "绝对值"]),
+        "float16": (lambda n: (torch.arange(n, dtype=torch.float16).double() - torch.arange(n)).abs().max().item(), ["float16", "11 位有效数字"]),
+        "exact": (lambda n: 0, ["看起来是精确的", "256"]),
+        "each": (lambda n: (torch.arange(n, dtype=torch.bfloat16).double() - torch.arange(n)).abs(), ["每个位置一个误差"]),
+        "other": (lambda n: 3.5, ["最大距离不是 3.5"]),
+    }
+    for name, (answer, words) in hints.items():
+        result = check_bf16_position_error(answer, lang="zh")
+        assert not result and all(w in result.message for w in words), (name, result.message)
+        assert "尚未通过" in str(result)
+        english = check_bf16_position_error(answer)
+        assert not english and not has_han(english.message), (name, english.message)
+
+
+def test_the_bf16_check_keeps_its_english():
+    assert check_bf16_position_error(bf16_position_error).message == (
+        "bf16_position_error matches a bf16 torch.arange for n from 1 to 8192 and for three fresh random n up to 20000.")
+
+
+@pytest.mark.parametrize("call", [lambda: plot_speed(REPORT, lang="fr"), lambda: check_bf16_position_error(bf16_position_error, lang="fr")],
+                         ids=["plot_speed", "check_bf16_position_error"])
+def test_an_unknown_language_is_refused(call):
+    with pytest.raises(ValueError, match="lang"):
+        call()
