@@ -8,6 +8,7 @@ import torch
 from ...frequencies import DEFAULT_BASE
 from ...rope import apply_rope
 from ...scaling import dynamic_ntk_inv_freq, ntk_inv_freq, position_interpolation_inv_freq
+from ..language import Words, require_language
 from .checking import CheckResult, Hint, answer_tensor, call_student, diagnose, fresh_heads, fresh_rng, run_check
 
 
@@ -23,9 +24,11 @@ def _fresh_rule(fresh: np.random.Generator, d: int, length: int) -> tuple[np.nda
             f"rope_lib.dynamic_ntk_inv_freq({d}, {DEFAULT_BASE}, {s}, seq_len={length}, original_max_len=16)")
 
 
-def check_rotate_cache(rotate_cache) -> CheckResult:
+def check_rotate_cache(rotate_cache, *, lang: str = "en") -> CheckResult:
     """Exercise lc-ex-fix-cache: `rotate_cache(keys, start, freqs)` rotates unrotated keys (B, T, H, D), which sit at
-    positions start … start+T−1, with the frequencies freqs (d/2 of them) in the interleaved layout."""
+    positions start … start+T−1, with the frequencies freqs (d/2 of them) in the interleaved layout. The hints and
+    the verdict are shown in `lang`."""
+    require_language(lang)
 
     def body(fn):
         gen, fresh = torch.Generator().manual_seed(6), fresh_rng()
@@ -44,29 +47,38 @@ def check_rotate_cache(rotate_cache) -> CheckResult:
         close = lambda a, b: torch.allclose(a, b, rtol=0, atol=1e-9)  # noqa: E731
         for keys, start, freqs, call in cases:
             positions = torch.arange(start, start + keys.shape[1])  # (T,)
-            value = answer_tensor(call_student(fn, call, keys.clone(), start, freqs.copy()), call, keys, "one rotated key per token and head", "the keys'")
+            value = answer_tensor(call_student(fn, call, keys.clone(), start, freqs.copy()), call, keys, Words("one rotated key per token and head", "每个词元、每个头各一个旋转后的键"), Words("the keys'", "键"))
             expected = apply_rope(keys, positions, inv_freq=freqs)
             if close(value, expected):
                 continue
             diagnose(value, [
                 (lambda: apply_rope(keys, torch.arange(keys.shape[1]), inv_freq=freqs),
-                 f"{call}: positions — your keys are turned to positions 0 … T−1; they sit at start, start+1, … (here from {start})"),
+                 Words(f"{call}: positions — your keys are turned to positions 0 … T−1; they sit at start, start+1, … (here from {start})",
+                       f"{call}：位置——你的键被转到了位置 0 … T−1；它们实际位于 start, start+1, …（这里从 {start} 开始）")),
                 (lambda: apply_rope(keys, positions),
-                 f"{call}: frequencies — you rotated with the default θ_i = 10000^(−2i/d); use the frequencies freqs you are given, the rule's θ'_i"),
+                 Words(f"{call}: frequencies — you rotated with the default θ_i = 10000^(−2i/d); use the frequencies freqs you are given, the rule's θ'_i",
+                       f"{call}：频率——你用的是默认的 θ_i = 10000^(−2i/d)；请使用传入的频率 freqs，即该规则的 θ'_i")),
                 (lambda: apply_rope(keys, positions, inv_freq=freqs, layout="half"),
-                 f"{call}: pairing — you paired x_i with x_(i+d/2), the half layout; the cache here uses the interleaved layout (x_2i, x_2i+1), apply_rope's default"),
+                 Words(f"{call}: pairing — you paired x_i with x_(i+d/2), the half layout; the cache here uses the interleaved layout (x_2i, x_2i+1), apply_rope's default",
+                       f"{call}：配对——你把 x_i 与 x_(i+d/2) 配成一对，这是半分布局；这里的缓存用交错布局 (x_2i, x_2i+1)，即 apply_rope 的默认布局")),
                 (lambda: apply_rope(keys, -positions, inv_freq=freqs),
-                 f"{call}: direction — each pair turned by −mθ'_i; RoPE turns by +mθ'_i"),
+                 Words(f"{call}: direction — each pair turned by −mθ'_i; RoPE turns by +mθ'_i",
+                       f"{call}：方向——每个维度对转了 −mθ'_i；RoPE 转的是 +mθ'_i")),
                 (lambda: apply_rope(keys, positions + 1, inv_freq=freqs),
-                 f"{call}: off by one — the first key sits at position start = {start}, not start + 1"),
+                 Words(f"{call}: off by one — the first key sits at position start = {start}, not start + 1",
+                       f"{call}：差了一位——第一个键位于位置 start = {start}，而不是 start + 1")),
                 (lambda: apply_rope(keys, positions - 1, inv_freq=freqs),
-                 f"{call}: off by one — the first key sits at position start = {start}, not start − 1"),
+                 Words(f"{call}: off by one — the first key sits at position start = {start}, not start − 1",
+                       f"{call}：差了一位——第一个键位于位置 start = {start}，而不是 start − 1")),
             ], close)
             if start == 0 and not close(value[:, :1], keys[:, :1]):
-                raise Hint(f"{call}: the key at position 0 must come back unchanged")
+                raise Hint(f"{call}: the key at position 0 must come back unchanged", f"{call}：位置 0 的键必须原样返回")
             raise Hint(f"{call}: the result differs from the keys turned to positions {start} … {start + keys.shape[1] - 1} with freqs by "
-                        f"{(value - expected).abs().max().item():.3g}")
+                       f"{(value - expected).abs().max().item():.3g}",
+                       f"{call}：结果与用 freqs 转到位置 {start} … {start + keys.shape[1] - 1} 的键相差 "
+                       f"{(value - expected).abs().max().item():.3g}")
 
-    return run_check("lc-ex-fix-cache", rotate_cache, body,
-                "rotate_cache turns the keys to positions start, start+1, … with the given frequencies, for three rules and starts 0, 37 and 1000 "
-                "and two fresh random cases.")
+    return run_check("lc-ex-fix-cache", rotate_cache, body, Words(
+        "rotate_cache turns the keys to positions start, start+1, … with the given frequencies, for three rules and starts 0, 37 and 1000 "
+        "and two fresh random cases.",
+        "rotate_cache 用给定的频率把键转到位置 start, start+1, …：三种规则、起点 0、37 和 1000，以及两个新的随机用例，全部正确。"), lang)

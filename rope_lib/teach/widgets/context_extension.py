@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from ...scaling import FACTOR_RULES
-from ..plotting.context_extension import METHOD_NAMES, plot_context_extension
+from ..language import require_language, text
+from ..plotting.context_extension import method_name, plot_context_extension
 from . import Control, InteractiveFigure
 
 FACTORS = (2.0, 4.0, 8.0, 16.0)
 
 
-def context_extension_explorer() -> InteractiveFigure:
+def context_extension_explorer(*, lang: str = "en") -> InteractiveFigure:
     """Every rule of `FACTOR_RULES` (5) × 4 factors = 20 frames, each beside plain RoPE (d = 128, base 10000,
     trained length 4096)."""
+    require_language(lang)
     return InteractiveFigure(
-        draw=plot_context_extension,
+        draw=partial(plot_context_extension, lang=lang),
         controls=(
-            Control("method", "rule", FACTOR_RULES, "yarn", fmt=lambda m: METHOD_NAMES[m]),
-            Control("factor", "factor s", FACTORS, 4.0, fmt=lambda s: f"{s:g}"),
+            Control("method", text(lang, en="rule", zh="规则"), FACTOR_RULES, "yarn", fmt=lambda m: method_name(m, lang)),
+            Control("factor", text(lang, en="factor s", zh="缩放因子 s"), FACTORS, 4.0, fmt=lambda s: f"{s:g}"),
         ),
+        lang=lang,
     )

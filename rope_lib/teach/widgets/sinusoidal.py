@@ -6,13 +6,15 @@ from functools import partial
 
 from ...checks import require_even_dim
 from ...frequencies import DEFAULT_BASE
+from ..language import require_language, text
 from ..plotting.sinusoidal import plot_sinusoidal_pair
 from . import Control, InteractiveFigure
 
 
-def sinusoidal_pair_widget(d: int = 8, positions=tuple(range(16)), base: float = DEFAULT_BASE) -> InteractiveFigure:
+def sinusoidal_pair_widget(d: int = 8, positions=tuple(range(16)), base: float = DEFAULT_BASE, *, lang: str = "en") -> InteractiveFigure:
     """Sliders for the position m and the pair t; the point (sin mω_t, cos mω_t) on the unit circle."""
+    require_language(lang)
     d = require_even_dim(d, "d")
-    position = Control("m", "position m", tuple(positions), tuple(positions)[min(5, len(positions) - 1)])
-    pair = Control("t", "pair t", tuple(range(d // 2)), 0)
-    return InteractiveFigure(partial(plot_sinusoidal_pair, d=d, base=base), (position, pair))
+    position = Control("m", text(lang, en="position m", zh="位置 m"), tuple(positions), tuple(positions)[min(5, len(positions) - 1)])
+    pair = Control("t", text(lang, en="pair t", zh="维度对 t"), tuple(range(d // 2)), 0)
+    return InteractiveFigure(partial(plot_sinusoidal_pair, d=d, base=base, lang=lang), (position, pair), lang=lang)

@@ -1,0 +1,135 @@
+"""Chapter "Longer contexts" in both languages: its figures, its explorer and its check speak Chinese with lang="zh",
+draw every glyph, keep their English by default, and refuse an unknown language."""
+
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import rope_lib
+from glyphs import missing_glyphs
+from rope_lib.teach.exercises import check_rotate_cache
+from rope_lib.teach.language import is_han
+from rope_lib.teach.plotting.context_extension import (
+    METHOD_NAMES,
+    METHOD_NAMES_ZH,
+    method_name,
+    plot_angle_coverage,
+    plot_cache_gaps,
+    plot_context_extension,
+    plot_scaled_frequencies,
+    plot_similarity_vs_distance,
+)
+from rope_lib.teach.widgets.context_extension import context_extension_explorer
+
+def gaps(lang):
+    """The chapter's measured gaps, labelled as the chapter of that language labels them."""
+    return {("动态 NTK" if lang == "zh" else "dynamic NTK"): (np.arange(5, 9), np.array([0.0, 0.0, 0.1, 0.2])),
+            "YaRN": (np.arange(5, 9), np.zeros(4))}
+
+
+FIGURES = {
+    "plot_angle_coverage": lambda lang: plot_angle_coverage(lang=lang),
+    "plot_scaled_frequencies": lambda lang: plot_scaled_frequencies(lang=lang),
+    "plot_similarity_vs_distance": lambda lang: plot_similarity_vs_distance(lang=lang),
+    "plot_context_extension": lambda lang: plot_context_extension("llama3", 8.0, lang=lang),
+    "plot_cache_gaps": lambda lang: plot_cache_gaps(gaps(lang), 6, lang=lang),
+    "context_extension_explorer": lambda lang: context_extension_explorer(lang=lang).figure(method="dynamic", factor=16.0),
+}
+
+
+def chinese(words: str) -> bool:
+    return any(is_han(c) for c in words)
+
+
+def visible_words(fig) -> list[str]:
+    """Titles, axis labels and legend entries of every axes of the figure."""
+    found = []
+    for ax in fig.axes:
+        found += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        if ax.get_legend() is not None:
+            found += [t.get_text() for t in ax.get_legend().get_texts()]
+    return [w for w in found if w]
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_chinese_figures_have_chinese_words_and_every_glyph(name):
+    fig = FIGURES[name]("zh")
+    assert chinese(fig.alt_text), fig.alt_text
+    assert any(chinese(w) for w in visible_words(fig)), visible_words(fig)
+    assert not any("$" in w and chinese(w) for w in visible_words(fig))  # mathtext has no CJK fallback
+    assert missing_glyphs(fig) == []
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_english_figures_stay_english(name):
+    fig = FIGURES[name]("en")
+    assert not chinese(fig.alt_text)
+    assert not any(chinese(w) for w in visible_words(fig)), visible_words(fig)
+    assert missing_glyphs(fig) == []
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_figures_refuse_an_unknown_language(name):
+    with pytest.raises(ValueError, match="lang"):
+        FIGURES[name]("fr")
+
+
+def test_the_two_editions_describe_the_same_numbers():
+    en, zh = plot_context_extension("yarn", 4.0), plot_context_extension("yarn", 4.0, lang="zh")
+    numbers = lambda words: set(re.findall(r"\d+(?:\.\d+)?", words))
+    assert numbers(en.alt_text) == numbers(zh.alt_text)
+
+
+def test_every_rule_has_a_chinese_name():
+    assert list(METHOD_NAMES_ZH) == list(METHOD_NAMES)
+    assert len(set(METHOD_NAMES_ZH.values())) == len(METHOD_NAMES_ZH)
+    assert [method_name(m) for m in METHOD_NAMES] == list(METHOD_NAMES.values())
+    with pytest.raises(ValueError, match="lang"):
+        method_name("yarn", "fr")
+
+
+def test_the_explorer_labels_its_controls_in_chinese():
+    widget = context_extension_explorer(lang="zh")
+    assert widget.lang == "zh"
+    assert all(chinese(c.label) for c in widget.controls)
+    (method,) = [c for c in widget.controls if c.name == "method"]
+    assert [method.fmt(m) for m in method.values] == [METHOD_NAMES_ZH[m] for m in method.values]
+    assert [c.label for c in context_extension_explorer().controls] == ["rule", "factor s"]
+
+
+def rotate_cache(keys, start, freqs):
+    return rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), inv_freq=freqs)
+
+
+def test_the_check_speaks_chinese_with_lang_zh():
+    result = check_rotate_cache(rotate_cache, lang="zh")
+    assert result and str(result).startswith("通过") and chinese(result.message)
+    assert "三种规则" in result.message
+    english = check_rotate_cache(rotate_cache)
+    assert english.message == ("rotate_cache turns the keys to positions start, start+1, … with the given frequencies, for three "
+                               "rules and starts 0, 37 and 1000 and two fresh random cases.")
+
+
+@pytest.mark.parametrize("wrong, en, zh", [
+    (lambda keys, start, freqs: rotate_cache(keys, 0, freqs), "positions", "位置"),
+    (lambda keys, start, freqs: rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1])), "frequencies", "频率"),
+    (lambda keys, start, freqs: rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), inv_freq=freqs, layout="half"),
+     "pairing", "半分布局"),
+    (lambda keys, start, freqs: rope_lib.apply_rope(keys, -torch.arange(start, start + keys.shape[1]), inv_freq=freqs), "direction", "方向"),
+    (lambda keys, start, freqs: rotate_cache(keys, start + 1, freqs), "off by one", "差了一位"),
+    (lambda keys, start, freqs: rotate_cache(keys, start, freqs).float(), "dtype", "dtype"),
+    (lambda keys, start, freqs: rotate_cache(keys, start, freqs)[:, 1:], "shape", "形状"),
+    (lambda keys, start, freqs: rotate_cache(keys, start, freqs) * 1.5, "differs", "相差"),
+], ids=["positions", "frequencies", "pairing", "direction", "off-by-one", "dtype", "shape", "other"])
+def test_each_hint_in_both_languages(wrong, en, zh):
+    english, chinese_result = check_rotate_cache(wrong), check_rotate_cache(wrong, lang="zh")
+    assert not english and en in english.message and not chinese(english.message)
+    assert not chinese_result and zh in chinese_result.message and chinese(chinese_result.message)
+    assert str(chinese_result).startswith("尚未通过")
+
+
+def test_the_check_refuses_an_unknown_language():
+    with pytest.raises(ValueError, match="lang"):
+        check_rotate_cache(rotate_cache, lang="fr")

@@ -1,0 +1,134 @@
+"""Chapter "Absolute sinusoidal encoding" in both languages: its figures, its widget and its check speak Chinese with
+lang="zh", draw every glyph, keep their English by default, and refuse an unknown language."""
+
+import re
+
+import numpy as np
+import pytest
+
+import rope_lib
+from glyphs import missing_glyphs
+from rope_lib.teach import projection
+from rope_lib.teach.exercises import check_walk_encoding
+from rope_lib.teach.language import is_han
+from rope_lib.teach.plotting.sinusoidal import plot_absolute_scores_under_shift, plot_sinusoidal_encoding, plot_sinusoidal_pair
+from rope_lib.teach.widgets.sinusoidal import sinusoidal_pair_widget
+
+
+def shifted_scores(lang):
+    rng = np.random.default_rng(0)
+    return plot_absolute_scores_under_shift(rng.standard_normal(8), rng.standard_normal(8), projection(8, 8, 1), projection(8, 8, 2),
+                                            3, 1, range(10), lang=lang)
+
+
+FIGURES = {
+    "plot_sinusoidal_encoding": lambda lang: plot_sinusoidal_encoding(40, 16, lang=lang),
+    "plot_sinusoidal_pair": lambda lang: plot_sinusoidal_pair(5, 1, 8, lang=lang),
+    "plot_absolute_scores_under_shift": shifted_scores,
+    "sinusoidal_pair_widget": lambda lang: sinusoidal_pair_widget(d=32, lang=lang).figure(m=9, t=12),
+}
+
+
+def chinese(words: str) -> bool:
+    return any(is_han(c) for c in words)
+
+
+def visible_words(fig) -> list[str]:
+    """Titles, axis labels and legend entries of every axes of the figure (the colour bar's too)."""
+    found = []
+    for ax in fig.axes:
+        found += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        if ax.get_legend() is not None:
+            found += [t.get_text() for t in ax.get_legend().get_texts()]
+    return [w for w in found if w]
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_chinese_figures_have_chinese_words_and_every_glyph(name):
+    fig = FIGURES[name]("zh")
+    assert chinese(fig.alt_text), fig.alt_text
+    assert chinese(fig.axes[0].get_title()) or chinese(fig.axes[0].get_xlabel()), visible_words(fig)
+    assert not any("$" in w and chinese(w) for w in visible_words(fig))  # mathtext has no CJK fallback
+    assert missing_glyphs(fig) == []
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_english_figures_stay_english_and_keep_their_numbers(name):
+    en, zh = FIGURES[name]("en"), FIGURES[name]("zh")
+    assert not chinese(en.alt_text) and not any(chinese(w) for w in visible_words(en))
+    assert missing_glyphs(en) == []
+    numbers = lambda words: set(re.findall(r"\d+(?:\.\d+)?", words))
+    assert numbers(en.alt_text) == numbers(zh.alt_text)
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_figures_refuse_an_unknown_language(name):
+    with pytest.raises(ValueError, match="lang"):
+        FIGURES[name]("fr")
+
+
+def test_the_pair_title_keeps_its_math_in_english_and_its_unicode_in_chinese():
+    assert plot_sinusoidal_pair(5, 1, 8).axes[0].get_title().startswith("pair t = 1, $\\omega_1$")
+    assert plot_sinusoidal_pair(5, 1, 8, lang="zh").axes[0].get_title().startswith("第 t = 1 对，ω₁ = ")
+
+
+def test_the_widget_labels_its_controls_in_chinese():
+    widget = sinusoidal_pair_widget(lang="zh")
+    assert widget.lang == "zh" and all(chinese(c.label) for c in widget.controls)
+    assert [c.label for c in sinusoidal_pair_widget().controls] == ["position m", "pair t"]
+
+
+def walk_encoding(seq_len, d, step_position=-1):
+    step = rope_lib.rotary_matrix(step_position, d)
+    rows = [rope_lib.sinusoidal_position(0, d)]
+    for _ in range(seq_len - 1):
+        rows.append(step @ rows[-1])
+    return np.array(rows)
+
+
+def test_the_check_speaks_chinese_with_lang_zh():
+    result = check_walk_encoding(walk_encoding, lang="zh")
+    assert result and str(result).startswith("通过") and "两个新的随机尺寸" in result.message
+    assert check_walk_encoding(walk_encoding).message == (
+        "walk_encoding matches rope_lib.sinusoidal_encoding for 200 positions (d = 16), 50 positions (d = 8) and two fresh random sizes.")
+
+
+def swapped(seq_len, d):
+    table = walk_encoding(seq_len, d)
+    return np.concatenate([table[:, 1::2], table[:, 0::2]], axis=1).reshape(seq_len, 2, d // 2).transpose(0, 2, 1).reshape(seq_len, d)
+
+
+def from_one(seq_len, d):
+    m = np.arange(seq_len)
+    freqs = rope_lib.inv_freq(d) * 10000.0 ** (-2 / d)
+    table = np.empty((seq_len, d))
+    table[:, 0::2], table[:, 1::2] = np.sin(np.outer(m, freqs)), np.cos(np.outer(m, freqs))
+    return table
+
+
+def drifting(seq_len, d):
+    table = walk_encoding(seq_len, d)
+    table[3:] *= 1.01
+    return table
+
+
+@pytest.mark.parametrize("wrong, en, zh", [
+    (swapped, "sin and cos swapped", "放反了"),
+    (lambda n, d: walk_encoding(n, d, step_position=1), "direction", "方向"),
+    (from_one, "frequencies", "从 0 开始数"),
+    (lambda n, d: walk_encoding(n + 1, d)[1:], "off by one", "差了一位"),
+    (lambda n, d: walk_encoding(n, d).astype(np.float32), "float32", "舍入误差"),
+    (lambda n, d: walk_encoding(n, d)[:-1], "shape", "形状"),
+    (drifting, "rows 0 to 2 are right", "第 0 到 2 行是对的"),
+    (lambda n, d: walk_encoding(n, d)[:, ::-1] * 0 + 1, "row 0 must be p_0", "第 0 行必须是"),
+], ids=["swapped", "direction", "frequencies", "off-by-one", "float32", "shape", "drift", "row-0"])
+def test_each_hint_in_both_languages(wrong, en, zh):
+    english, in_chinese = check_walk_encoding(wrong), check_walk_encoding(wrong, lang="zh")
+    assert not english and en in english.message and not chinese(english.message), english.message
+    assert not in_chinese and zh in in_chinese.message, in_chinese.message
+    assert str(in_chinese).startswith("尚未通过")
+
+
+def test_the_check_refuses_an_unknown_language():
+    with pytest.raises(ValueError, match="lang"):
+        check_walk_encoding(walk_encoding, lang="fr")
