@@ -5,19 +5,23 @@ from __future__ import annotations
 import numpy as np
 
 from ..tokens import attention_outputs, build_vocab, embed, embedding_table, projection, self_attention, softmax, token_ids, tokenize
+from ..language import Words, require_language, text
 from .checking import CheckResult, Hint, allclose_within, answer_array, call_student, diagnose, fresh_rng, fresh_seed, run_check
 
 
-def check_attention_by_hand(attention_by_hand) -> CheckResult:
+def check_attention_by_hand(attention_by_hand, *, lang: str = "en") -> CheckResult:
     """Exercise tok-ex-loop: `attention_by_hand(x, w_q, w_k, w_v)` returns the outputs o_m of one head, shape (N, d_v)."""
+
+    require_language(lang)
 
     def body(fn):
         rose = tokenize("A rose is a rose is a rose.")
         sentence = embed(token_ids(rose, build_vocab(rose)), embedding_table(len(build_vocab(rose)), 8, seed=3))
         cases = [
-            ("the sentence 'A rose is a rose is a rose.' (N = 9, d = 8, d_v = 8)", sentence,
+            (text(lang, en="the sentence 'A rose is a rose is a rose.' (N = 9, d = 8, d_v = 8)",
+                  zh="句子 'A rose is a rose is a rose.'（N = 9，d = 8，d_v = 8）"), sentence,
              projection(8, 8, seed=1), projection(8, 8, seed=2), projection(8, 8, seed=4)),
-            ("random x with N = 4, d = 6, d_k = 4, d_v = 3", np.random.default_rng(1).standard_normal((4, 6)),
+            (text(lang, en="random x with N = 4, d = 6, d_k = 4, d_v = 3", zh="随机的 x，N = 4，d = 6，d_k = 4，d_v = 3"), np.random.default_rng(1).standard_normal((4, 6)),
              projection(6, 4, seed=5), projection(6, 4, seed=6), projection(6, 3, seed=7)),
         ]
         fresh = fresh_rng()
@@ -29,7 +33,7 @@ def check_attention_by_hand(attention_by_hand) -> CheckResult:
                       *made.values()))
         close = allclose_within(1e-9)
         for name, x, w_q, w_k, w_v in cases:
-            call = f"attention_by_hand on {name}"
+            call = text(lang, en=f"attention_by_hand on {name}", zh=f"attention_by_hand 在{name}上")
             expected, weights = self_attention(x, w_q, w_k, w_v)
             got = answer_array(call_student(fn, call, x.copy(), w_q.copy(), w_k.copy(), w_v.copy()), call, expected.shape)
             if close(got, expected):
@@ -37,16 +41,24 @@ def check_attention_by_hand(attention_by_hand) -> CheckResult:
             q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
             diagnose(got, [
                 (lambda: attention_outputs(softmax(q @ k.T), v),
-                 f"{call}: scaling — divide each score q_m·k_n by √d_k (d_k = {w_q.shape[0]}) before the softmax"),
+                 Words(f"{call}: scaling — divide each score q_m·k_n by √d_k (d_k = {w_q.shape[0]}) before the softmax",
+                       f"{call}：缩放——在 softmax 之前，要把每个得分 q_m·k_n 除以 √d_k（d_k = {w_q.shape[0]}）")),
                 (lambda: attention_outputs(softmax(q @ k.T / w_q.shape[0]), v),
-                 f"{call}: scaling — the scores are divided by √d_k, not by d_k"),
+                 Words(f"{call}: scaling — the scores are divided by √d_k, not by d_k",
+                       f"{call}：缩放——得分要除以 √d_k，而不是 d_k")),
                 (lambda: attention_outputs(softmax((q @ k.T / np.sqrt(w_q.shape[0])).T).T, v),
-                 f"{call}: normalisation — each query's weights a_(m,n) must sum to 1 over the keys n, not over the queries"),
+                 Words(f"{call}: normalisation — each query's weights a_(m,n) must sum to 1 over the keys n, not over the queries",
+                       f"{call}：归一化——每个查询的权重 a_(m,n) 应当对键 n 求和为 1，而不是对查询求和")),
                 (lambda: attention_outputs(weights.T, v),
-                 f"{call}: indices — o_m sums a_(m,n)·v_n over n; your sum runs over the wrong index of a"),
+                 Words(f"{call}: indices — o_m sums a_(m,n)·v_n over n; your sum runs over the wrong index of a",
+                       f"{call}：下标——o_m 是 a_(m,n)·v_n 对 n 求和；你的求和用错了 a 的下标")),
             ], close)
             row = int(np.abs(got - expected).max(axis=1).argmax())
-            raise Hint(f"{call}: output o_{row} (token {row}) differs from softmax(q·k/√d_k)-weighted values by {np.abs(got - expected).max():.3g}")
+            gap = np.abs(got - expected).max()
+            raise Hint(f"{call}: output o_{row} (token {row}) differs from softmax(q·k/√d_k)-weighted values by {gap:.3g}",
+                       f"{call}：输出 o_{row}（第 {row} 个词元）与按 softmax(q·k/√d_k) 加权的值相差 {gap:.3g}")
 
     return run_check("tok-ex-loop", attention_by_hand, body,
-                "attention_by_hand matches rope_lib.self_attention on the rose sentence, on a rectangular head and on a fresh random head.")
+                     Words("attention_by_hand matches rope_lib.self_attention on the rose sentence, on a rectangular head and on a fresh random head.",
+                           "attention_by_hand 在 rose 句子、一个非方阵的注意力头和一个新生成的随机注意力头上，都与 rope_lib.self_attention 一致。"),
+                     lang)

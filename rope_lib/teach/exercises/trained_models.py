@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention_probe import offset_scores
+from ..language import Words, require_language, text
 from .checking import CheckResult, Hint, answer_number, call_student, diagnose, fresh_rng, fresh_seed, run_check
 
 
@@ -21,9 +22,11 @@ def _offset_weight(weights: np.ndarray, offset: int) -> float:
     return float(offset_scores(weights[None, None, None], max_offset=offset)[0, 0, offset - 1])
 
 
-def check_offset_weight(offset_weight) -> CheckResult:
+def check_offset_weight(offset_weight, *, lang: str = "en") -> CheckResult:
     """Exercise tm-ex-offset-code: `offset_weight(weights, offset)` is the mean, over the queries t ≥ offset, of one
     head's weight a_(t, t−offset) on the key `offset` positions back, for a (T, T) map of a causal head."""
+
+    require_language(lang)
 
     def body(fn):
         rng, fresh = np.random.default_rng(17), fresh_rng()
@@ -35,7 +38,7 @@ def check_offset_weight(offset_weight) -> CheckResult:
         close = lambda a, b: bool(np.isclose(a, b, rtol=0, atol=1e-9))  # noqa: E731
         for weights, offset in cases:
             seq = len(weights)
-            call = f"offset_weight(<a {seq}×{seq} map>, {offset})"
+            call = text(lang, en=f"offset_weight(<a {seq}×{seq} map>, {offset})", zh=f"offset_weight(<一个 {seq}×{seq} 的注意力图>, {offset})")
             got = answer_number(call_student(fn, call, weights.copy(), offset), call)
             expected = _offset_weight(weights, offset)
             if close(got, expected):
@@ -43,13 +46,24 @@ def check_offset_weight(offset_weight) -> CheckResult:
             t = np.arange(offset, seq)
             diagnose(got, [
                 (lambda: float(np.diagonal(weights, offset).mean()),
-                 f"{call}: direction — rows are queries and columns keys, so the key {offset} back of query t is column "
-                 f"t − {offset}, below the main diagonal, not above it, where a causal map is zero"),
-                (lambda: float(weights[t, t - offset].sum()), f"{call}: a mean, not a sum — divide by the number of queries that have a key {offset} back"),
-                (lambda: float(weights[t, t - offset].sum() / seq), f"{call}: only the T − {offset} queries t ≥ {offset} have a key {offset} back: average over those"),
-                (lambda: float(weights[t[1:], t[1:] - offset].mean()), f"{call}: start at query t = {offset}, the first with a key {offset} back"),
+                 Words(f"{call}: direction — rows are queries and columns keys, so the key {offset} back of query t is column "
+                       f"t − {offset}, below the main diagonal, not above it, where a causal map is zero",
+                       f"{call}：方向——行是查询、列是键，所以查询 t 往前 {offset} 个位置的键在第 t − {offset} 列，"
+                       f"位于主对角线下方，而不是上方（因果注意力图在上方全为零）")),
+                (lambda: float(weights[t, t - offset].sum()),
+                 Words(f"{call}: a mean, not a sum — divide by the number of queries that have a key {offset} back",
+                       f"{call}：要的是均值，不是总和——请除以往前 {offset} 个位置有键的查询个数")),
+                (lambda: float(weights[t, t - offset].sum() / seq),
+                 Words(f"{call}: only the T − {offset} queries t ≥ {offset} have a key {offset} back: average over those",
+                       f"{call}：只有 t ≥ {offset} 的 T − {offset} 个查询往前 {offset} 个位置有键：请只对这些查询取平均")),
+                (lambda: float(weights[t[1:], t[1:] - offset].mean()),
+                 Words(f"{call}: start at query t = {offset}, the first with a key {offset} back",
+                       f"{call}：请从查询 t = {offset} 开始，它是第一个往前 {offset} 个位置有键的查询")),
             ], close)
-            raise Hint(f"{call} returned {got:.6g}, expected {expected:.6g}: the mean of weights[t, t − {offset}] over t = {offset} … {seq - 1}")
+            raise Hint(f"{call} returned {got:.6g}, expected {expected:.6g}: the mean of weights[t, t − {offset}] over t = {offset} … {seq - 1}",
+                       f"{call} 返回了 {got:.6g}，应为 {expected:.6g}：即 weights[t, t − {offset}] 在 t = {offset} … {seq - 1} 上的均值")
 
     return run_check("tm-ex-offset-code", offset_weight, body,
-                     "offset_weight gives the mean weight on the key `offset` back for six fixed maps and a fresh random one.")
+                     Words("offset_weight gives the mean weight on the key `offset` back for six fixed maps and a fresh random one.",
+                           "offset_weight 在六个固定的注意力图和一个新生成的随机注意力图上，都给出了往前 `offset` 个位置的键上的平均权重。"),
+                     lang)

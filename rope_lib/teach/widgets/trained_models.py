@@ -7,19 +7,21 @@ from functools import partial
 
 
 from ..attention_probe import require_attention_weights
+from ..language import require_language, text
 from ..plotting.trained_models import plot_attention_map
 from . import Control, InteractiveFigure
 
 
-def attention_map_widget(weights, *, layer: int = 0, head: int = 0, offset: int | None = None) -> InteractiveFigure:
+def attention_map_widget(weights, *, layer: int = 0, head: int = 0, offset: int | None = None, lang: str = "en") -> InteractiveFigure:
     """Pick a layer and a head of weights (n_layers, B, H, T, T); the map starts at (layer, head), and `offset`
     outlines the keys that many positions back in every map."""
+    require_language(lang)
     weights = require_attention_weights(weights)
     n_layers, _, n_heads = weights.shape[:3]
     if n_layers < 2 or n_heads < 2:
         raise ValueError(f"weights must hold at least two layers and two heads (one slider each), got {n_layers} and {n_heads}")
     controls = (
-        Control("layer", "layer", tuple(range(n_layers)), layer),
-        Control("head", "head", tuple(range(n_heads)), head),
+        Control("layer", text(lang, en="layer", zh="层"), tuple(range(n_layers)), layer),
+        Control("head", text(lang, en="head", zh="注意力头"), tuple(range(n_heads)), head),
     )
-    return InteractiveFigure(partial(plot_attention_map, weights, offset=offset), controls)
+    return InteractiveFigure(partial(plot_attention_map, weights, offset=offset, lang=lang), controls, lang=lang)

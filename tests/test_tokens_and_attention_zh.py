@@ -1,0 +1,83 @@
+"""Chapter "Tokens and attention" in both languages: its figures, widget and check speak Chinese with lang="zh",
+draw every glyph, keep their English by default, and refuse a language the book is not written in."""
+
+import numpy as np
+import pytest
+
+from glyphs import missing_glyphs
+from rope_lib import teach
+from rope_lib.teach.exercises import check_attention_by_hand
+from rope_lib.teach.language import is_han
+from rope_lib.teach.plotting.attention_weights import plot_attention_matrix, plot_attention_weights
+from rope_lib.teach.widgets.attention_weights import attention_weights_widget
+
+
+def sentence():
+    tokens = teach.tokenize("The cat sat on the mat because it was warm.")
+    x = teach.embed(teach.token_ids(tokens, teach.build_vocab(tokens)), teach.embedding_table(len(set(tokens)), 8))
+    _, weights = teach.self_attention(x, *(teach.projection(8, 8, seed=i) for i in range(3)))
+    return tokens, weights
+
+
+def has_han(words: str) -> bool:
+    return any(is_han(c) for c in words)
+
+
+def labels(fig) -> list[str]:
+    ax = fig.axes[0]
+    return [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+
+
+def test_the_chinese_figures_are_in_chinese_and_draw_every_glyph():
+    tokens, weights = sentence()
+    bars, heatmap = plot_attention_weights(tokens, weights, 2, lang="zh"), plot_attention_matrix(tokens, weights, lang="zh")
+    for fig in (bars, heatmap):
+        assert has_han(fig.alt_text) and all(has_han(w) for w in labels(fig)) and missing_glyphs(fig) == []
+        assert not any("$" in w for w in labels(fig))  # mathtext has no Chinese glyphs
+    assert labels(bars) == ["查询 2：'sat'", "键词元 n", "权重 a₂,ₙ"]
+    assert labels(heatmap) == ["注意力权重 aₘ,ₙ", "键词元 n", "查询词元 m"]
+    assert f"{weights[2].max():.2f}" in bars.alt_text and "11 个词元" in heatmap.alt_text
+
+
+def test_the_english_figures_keep_their_words():
+    tokens, weights = sentence()
+    bars, heatmap = plot_attention_weights(tokens, weights, 2), plot_attention_matrix(tokens, weights)
+    assert labels(bars) == ["query 2: 'sat'", "key token n", "weight $a_{2,n}$"]
+    assert labels(heatmap) == ["attention weights $a_{m,n}$", "key token n", "query token m"]
+    assert not has_han(bars.alt_text + heatmap.alt_text) and missing_glyphs(bars) == [] == missing_glyphs(heatmap)
+
+
+def test_the_widget_speaks_chinese():
+    tokens, weights = sentence()
+    widget = attention_weights_widget(tokens, weights, lang="zh")
+    assert widget.controls[0].label == "查询词元 m" and widget.lang == "zh"
+    fig = widget.figure(query=3)
+    assert fig.axes[0].get_title() == "查询 3：'on'" and missing_glyphs(fig) == []
+    assert attention_weights_widget(tokens, weights).controls[0].label == "query token m"
+
+
+def attention_by_hand(x, w_q, w_k, w_v, scale=True):
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    return teach.attention_outputs(teach.softmax(q @ k.T / (np.sqrt(len(w_q)) if scale else 1.0)), v)
+
+
+def test_the_check_speaks_both_languages():
+    passed = check_attention_by_hand(attention_by_hand, lang="zh")
+    assert passed and "都与 rope_lib.self_attention 一致" in passed.message and str(passed).startswith("通过")
+    assert check_attention_by_hand(attention_by_hand).message.startswith("attention_by_hand matches rope_lib.self_attention")
+    unscaled = lambda *a: attention_by_hand(*a, scale=False)  # noqa: E731
+    wrong = check_attention_by_hand(unscaled, lang="zh")
+    assert not wrong and "缩放" in wrong.message and "√d_k" in wrong.message and "句子" in wrong.message
+    assert "scaling — divide each score" in check_attention_by_hand(unscaled).message
+    assert "返回了 None" in check_attention_by_hand(lambda *a: None, lang="zh").message
+
+
+@pytest.mark.parametrize("call", [
+    lambda: plot_attention_weights(*sentence(), 0, lang="fr"),
+    lambda: plot_attention_matrix(*sentence(), lang="fr"),
+    lambda: attention_weights_widget(*sentence(), lang="fr"),
+    lambda: check_attention_by_hand(attention_by_hand, lang="fr"),
+])
+def test_an_unknown_language_is_refused(call):
+    with pytest.raises(ValueError, match="lang"):
+        call()
