@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paths import CHINESE, ROOT, chinese_pages, pages
+from paths import CHINESE, ROOT, chinese_chapters, chinese_pages, pages
 
 ZH_ONLY = {"glossary"}
 """Pages of the Chinese edition alone: the glossary of the terms its translation uses."""
@@ -220,6 +220,11 @@ def test_the_chinese_site_offers_its_student_editions_and_pdf(site):
         assert 'href="rope-from-first-principles-zh.pdf"' in html, page
     students = sorted((site / "zh" / "_sources").glob("*.student.ipynb"))
     assert len(students) == len(list((site / "_sources" / "book").glob("*.student.ipynb"))) > 0
+    for chapter in chinese_chapters():
+        page = (site / "zh" / f"{name(chapter)}.html").read_text()
+        student = f"{name(chapter)}.student.ipynb"
+        assert f'href="_sources/{student}"' in page, f"{chapter}: no download link to {student}"
+        assert f"urlpath=lab/tree/book/zh/{student}" in page, f"{chapter}: the Binder button should open book/zh/{student}"
 
 
 @pytest.fixture(scope="module")
