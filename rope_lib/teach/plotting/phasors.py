@@ -11,12 +11,14 @@ from matplotlib.ticker import MaxNLocator
 
 from ..decay import pair_products, phasor_terms, rope_sum, unturned_pairs
 from ...frequencies import DEFAULT_BASE
+from ..language import require_language, text
 from .style import SEQUENTIAL_CMAP, new_figure, series_style
 
 
-def plot_phasor_sum(q, k, relative: int, base: float = DEFAULT_BASE) -> Figure:
+def plot_phasor_sum(q, k, relative: int, base: float = DEFAULT_BASE, *, lang: str = "en") -> Figure:
     """Left: the d/2 terms h_i e^{iΔθ_i} laid tip to tail, shaded by pair, the resultant Σ and its real part,
     the score, on the real axis. Right: the score against the distance from 0 up to Δ."""
+    require_language(lang)
     h = pair_products(q, k)
     d = 2 * h.size
     path = phasor_terms(h, relative, base)  # (d/2 + 1,)
@@ -25,13 +27,22 @@ def plot_phasor_sum(q, k, relative: int, base: float = DEFAULT_BASE) -> Figure:
     scores = rope_sum(h, distance, base).real  # (Δ + 1,)
     still = int(unturned_pairs(relative, d, base))
     fig = new_figure(
-        f"Two panels for d = {d}, base {base:g}, relative distance Δ = {relative}. Left: the complex plane with the "
-        f"{d // 2} terms h_i e^(iΔθ_i) of the RoPE score drawn as arrows laid tip to tail, shaded from dark (pair 0, "
-        f"the fastest) to light (pair {d // 2 - 1}, the slowest); {still} of the {d // 2} arrows have turned by less "
-        f"than a quarter turn since distance 0. A thick arrow from 0 to their sum, {tip.real:.2f}{tip.imag:+.2f}i, "
-        f"is the resultant; its real part {tip.real:.2f}, marked on the real axis, is the score. Right: the score "
-        f"against the distance from 0 to {distance[-1]}: {scores[0]:.2f} at distance 0, {tip.real:.2f} at Δ = {relative}, "
-        f"between {scores.min():.2f} and {scores.max():.2f} on the way.",
+        text(
+            lang,
+            en=f"Two panels for d = {d}, base {base:g}, relative distance Δ = {relative}. Left: the complex plane with the "
+            f"{d // 2} terms h_i e^(iΔθ_i) of the RoPE score drawn as arrows laid tip to tail, shaded from dark (pair 0, "
+            f"the fastest) to light (pair {d // 2 - 1}, the slowest); {still} of the {d // 2} arrows have turned by less "
+            f"than a quarter turn since distance 0. A thick arrow from 0 to their sum, {tip.real:.2f}{tip.imag:+.2f}i, "
+            f"is the resultant; its real part {tip.real:.2f}, marked on the real axis, is the score. Right: the score "
+            f"against the distance from 0 to {distance[-1]}: {scores[0]:.2f} at distance 0, {tip.real:.2f} at Δ = {relative}, "
+            f"between {scores.min():.2f} and {scores.max():.2f} on the way.",
+            zh=f"两幅图，d = {d}，底数 {base:g}，相对距离 Δ = {relative}。左图：复平面上，RoPE 得分的 {d // 2} 项 "
+            f"h_i e^(iΔθ_i) 画成首尾相接的箭头，颜色从深（第 0 对，转得最快）到浅（第 {d // 2 - 1} 对，转得最慢）；"
+            f"{d // 2} 个箭头中有 {still} 个自距离 0 以来转过的角度不到四分之一圈。一支从 0 指向它们之和 "
+            f"{tip.real:.2f}{tip.imag:+.2f}i 的粗箭头是合向量；它的实部 {tip.real:.2f} 标在实轴上，就是得分。"
+            f"右图：得分随距离从 0 到 {distance[-1]} 的变化：距离 0 处为 {scores[0]:.2f}，Δ = {relative} 处为 {tip.real:.2f}，"
+            f"途中在 {scores.min():.2f} 与 {scores.max():.2f} 之间。",
+        ),
         figsize=(8.5, 3.9),
     )
     plane, running = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.15, 1]})
@@ -44,7 +55,7 @@ def plot_phasor_sum(q, k, relative: int, base: float = DEFAULT_BASE) -> Figure:
     plane.plot([tip.real, tip.real], [tip.imag, 0], color="0.35", linestyle=":", linewidth=1.2)
     score_style = series_style(3)
     plane.plot([tip.real], [0], linestyle="none", marker=score_style["marker"], color=score_style["color"], markersize=8,
-               zorder=4, label=f"score = Re Σ = {tip.real:.2f}")
+               zorder=4, label=text(lang, en=f"score = Re Σ = {tip.real:.2f}", zh=f"得分 = Re Σ = {tip.real:.2f}"))
     plane.axhline(0, color="0.75", linewidth=0.7, zorder=0)
     plane.axvline(0, color="0.75", linewidth=0.7, zorder=0)
     corners = np.concatenate([path, [tip.real + 0j]])
@@ -55,19 +66,20 @@ def plot_phasor_sum(q, k, relative: int, base: float = DEFAULT_BASE) -> Figure:
     plane.set_xlim(centre[0] - half, centre[0] + half)
     plane.set_ylim(centre[1] - half, centre[1] + half)
     plane.set_aspect("equal")
-    plane.set_xlabel("real part", labelpad=1)
-    plane.set_ylabel("imaginary part")
-    plane.set_title(f"Δ = {relative}, base {base:g}: {still} of {d // 2} arrows within a quarter turn", fontsize=9)
+    plane.set_xlabel(text(lang, en="real part", zh="实部"), labelpad=1)
+    plane.set_ylabel(text(lang, en="imaginary part", zh="虚部"))
+    plane.set_title(text(lang, en=f"Δ = {relative}, base {base:g}: {still} of {d // 2} arrows within a quarter turn",
+                         zh=f"Δ = {relative}，底数 {base:g}：{d // 2} 个箭头中有 {still} 个转过不到四分之一圈"), fontsize=9)
     plane.legend(loc="best", fontsize=8)
-    fig.colorbar(shade, ax=plane, label="pair i (0 = fastest)", location="bottom", shrink=0.7, aspect=30)
+    fig.colorbar(shade, ax=plane, label=text(lang, en="pair i (0 = fastest)", zh="第 i 对（0 = 最快）"), location="bottom", shrink=0.7, aspect=30)
     line_style = series_style(0)
     running.plot(distance[: int(relative) + 1], scores[: int(relative) + 1], color=line_style["color"], linewidth=1)
     running.plot([relative], [tip.real], linestyle="none", marker=score_style["marker"], color=score_style["color"], markersize=8)
     running.axhline(0, color="0.3", linewidth=0.8)
     running.set_xlim(-0.03 * distance[-1], 1.03 * distance[-1])
     running.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
-    running.set_xlabel("relative distance m − n")
-    running.set_ylabel("score ⟨R_m q, R_n k⟩")
-    running.set_title(f"the score from distance 0 to {relative}", fontsize=9)
+    running.set_xlabel(text(lang, en="relative distance m − n", zh="相对距离 m − n"))
+    running.set_ylabel(text(lang, en="score ⟨R_m q, R_n k⟩", zh="得分 ⟨R_m q, R_n k⟩"))
+    running.set_title(text(lang, en=f"the score from distance 0 to {relative}", zh=f"从距离 0 到 {relative} 的得分"), fontsize=9)
     running.grid(True, alpha=0.3)
     return fig

@@ -12,6 +12,7 @@ from ...attention import causal_mask
 from ...checks import require_positive_int
 from ...frequencies import DEFAULT_BASE, inv_freq
 from ...relative_bias import alibi_bias, alibi_slopes, t5_relative_bias, t5_relative_bucket
+from ..language import require_language, text
 from .style import new_figure, series_style
 
 
@@ -27,10 +28,11 @@ def t5_table_following(bias_by_distance: np.ndarray, num_buckets: int, max_dista
 
 
 def plot_relative_biases(head: int = 1, max_distance: int = 256, *, n_heads: int = 8, d: int = 128, base: float = DEFAULT_BASE,
-                         num_buckets: int = 32, t5_max_distance: int = 128) -> Figure:
+                         num_buckets: int = 32, t5_max_distance: int = 128, lang: str = "en") -> Figure:
     """The bias each scheme adds to the score of a key Δ tokens before the query, Δ = 0 … max_distance, on a
     symmetric log scale: ALiBi's lines (one per head), T5's steps (with a table that follows the chosen ALiBi
     head), NoPE's zero, RoPE's expected gain for a similar key relative to Δ = 0; the causal mask's −∞ to the left."""
+    require_language(lang)
     n_heads = require_positive_int(n_heads, "n_heads")
     head = require_positive_int(head, "head")
     max_distance = require_positive_int(max_distance, "max_distance")
@@ -52,43 +54,54 @@ def plot_relative_biases(head: int = 1, max_distance: int = 256, *, n_heads: int
     buckets = t5_relative_bucket(torch.from_numpy(-keys[behind]), bidirectional=False, num_buckets=num_buckets, max_distance=t5_max_distance).numpy()
     t5_flat_from = int(np.argmax(buckets == num_buckets - 1)) if buckets[-1] == num_buckets - 1 else None
     fig = new_figure(
-        f"Line chart of the bias each scheme adds to the attention score of a key Δ tokens before the query (horizontal "
-        f"axis, Δ from 0 to {max_distance}; keys after the query, to the left, are set to minus infinity by the causal "
-        f"mask), on a symmetric logarithmic vertical axis. NoPE adds 0. ALiBi with {n_heads} heads adds −slope·Δ: head "
-        f"{head} of slope {slopes[head - 1]:.4g} reaches {chosen[-1]:.4g} at Δ = {max_distance}, the other heads are "
-        f"thin grey lines. T5 with {num_buckets} buckets adds a learned bias per bucket; here its table follows ALiBi "
-        f"head {head} bucket by bucket, giving steps that widen with distance"
-        + (f" and stay at {t5[-1]:.4g} from Δ = {t5_flat_from} on" if t5_flat_from is not None else "")
-        + f". RoPE adds no bias; its expected effect on a similar key, 2σ²(B_Δ − B_0)/√d for d = {d} and σ = 1, "
-        f"starts at 0, lies between {rope.min():.3g} and 0, and ends at {rope[-1]:.3g}.",
+        text(
+            lang,
+            en=f"Line chart of the bias each scheme adds to the attention score of a key Δ tokens before the query (horizontal "
+            f"axis, Δ from 0 to {max_distance}; keys after the query, to the left, are set to minus infinity by the causal "
+            f"mask), on a symmetric logarithmic vertical axis. NoPE adds 0. ALiBi with {n_heads} heads adds −slope·Δ: head "
+            f"{head} of slope {slopes[head - 1]:.4g} reaches {chosen[-1]:.4g} at Δ = {max_distance}, the other heads are "
+            f"thin grey lines. T5 with {num_buckets} buckets adds a learned bias per bucket; here its table follows ALiBi "
+            f"head {head} bucket by bucket, giving steps that widen with distance"
+            + (f" and stay at {t5[-1]:.4g} from Δ = {t5_flat_from} on" if t5_flat_from is not None else "")
+            + f". RoPE adds no bias; its expected effect on a similar key, 2σ²(B_Δ − B_0)/√d for d = {d} and σ = 1, "
+            f"starts at 0, lies between {rope.min():.3g} and 0, and ends at {rope[-1]:.3g}.",
+            zh=f"折线图：每种方案给查询之前 Δ 个词元处的键的注意力得分加上的偏置（横轴 Δ 从 0 到 {max_distance}；"
+            f"查询之后的键在左侧，被因果掩码设为负无穷），纵轴为对称对数刻度。NoPE 加 0。有 {n_heads} 个头的 ALiBi 加 −slope·Δ："
+            f"第 {head} 个头的斜率为 {slopes[head - 1]:.4g}，在 Δ = {max_distance} 处达到 {chosen[-1]:.4g}，其余的头画成灰色细线。"
+            f"有 {num_buckets} 个桶的 T5 给每个桶加一个学习得到的偏置；这里它的表逐桶跟随 ALiBi 的第 {head} 个头，"
+            f"得到随距离变宽的台阶"
+            + (f"，从 Δ = {t5_flat_from} 起保持在 {t5[-1]:.4g}" if t5_flat_from is not None else "")
+            + f"。RoPE 不加偏置；它对相似键的期望作用 2σ²(B_Δ − B_0)/√d（d = {d}，σ = 1）从 0 开始，"
+            f"在 {rope.min():.3g} 与 0 之间，最后为 {rope[-1]:.3g}。",
+        ),
         figsize=(6.0, 4.3),
     )
     ax = fig.add_subplot()
     for h in range(n_heads):
         if h != head - 1:
             ax.plot(keys[behind], alibi[h][behind], color="0.75", linewidth=0.8, zorder=1)
-    ax.plot([], [], color="0.75", linewidth=0.8, label="ALiBi, the other heads")
+    ax.plot([], [], color="0.75", linewidth=0.8, label=text(lang, en="ALiBi, the other heads", zh="ALiBi，其余的头"))
     styles = [series_style(i) for i in range(4)]
-    ax.plot(keys[behind], chosen[behind], markevery=0.1, markersize=4, label=f"ALiBi head {head}: −{slopes[head - 1]:.4g}·Δ", **styles[0])
+    ax.plot(keys[behind], chosen[behind], markevery=0.1, markersize=4, label=text(lang, en=f"ALiBi head {head}: −{slopes[head - 1]:.4g}·Δ", zh=f"ALiBi 第 {head} 个头：−{slopes[head - 1]:.4g}·Δ"), **styles[0])
     ax.plot(keys[behind], t5[behind], drawstyle="steps-post", markevery=0.1, markersize=4,
-            label=f"T5, {num_buckets} buckets (table following head {head})", **styles[1])
+            label=text(lang, en=f"T5, {num_buckets} buckets (table following head {head})", zh=f"T5，{num_buckets} 个桶（表跟随第 {head} 个头）"), **styles[1])
     ax.plot(keys[behind], np.zeros(behind.sum()), markevery=0.1, markersize=4, label="NoPE: 0", **styles[2])
-    ax.plot(keys[behind], rope, markevery=0.1, markersize=4, label="RoPE, similar key: 2σ²(B_Δ − B_0)/√d", **styles[3])
+    ax.plot(keys[behind], rope, markevery=0.1, markersize=4, label=text(lang, en="RoPE, similar key: 2σ²(B_Δ − B_0)/√d", zh="RoPE，相似的键：2σ²(B_Δ − B_0)/√d"), **styles[3])
     if t5_flat_from is not None:
         ax.axvline(t5_flat_from, color=styles[1]["color"], linestyle=":", linewidth=1)
-        ax.text(t5_flat_from, 0.3, f" T5: one bucket from Δ = {t5_flat_from} on", fontsize=7, va="center", color="0.2")
+        ax.text(t5_flat_from, 0.3, text(lang, en=f" T5: one bucket from Δ = {t5_flat_from} on", zh=f" T5：从 Δ = {t5_flat_from} 起只有一个桶"), fontsize=7, va="center", color="0.2")
     masked = keys[np.isneginf(mask)]
     ax.axvspan(masked.min(), masked.max() + 1, color="0.85", zorder=0)
     low = 1.6 * min(chosen[-1], rope.min(), -1.0)
-    ax.text(masked.min() + 0.15 * future, -3.0, "future keys: −∞ (causal mask)", fontsize=7, rotation=90, va="center")
+    ax.text(masked.min() + 0.15 * future, -3.0, text(lang, en="future keys: −∞ (causal mask)", zh="未来的键：−∞（因果掩码）"), fontsize=7, rotation=90, va="center")
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_yticks([0.0] + [-step * 10.0**power for power in range(0, 6) for step in (1, 3) if step * 10.0**power <= -low])
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     ax.set_ylim(low, 0.8)
     ax.set_xlim(keys[0], max_distance)
-    ax.set_xlabel("distance Δ = m − n from the query back to the key")
-    ax.set_ylabel("bias added to the score\n(linear to −1, logarithmic beyond)")
-    ax.set_title(f"What each scheme adds to a score, up to Δ = {max_distance}", fontsize=10)
+    ax.set_xlabel(text(lang, en="distance Δ = m − n from the query back to the key", zh="从查询往回到键的距离 Δ = m − n"))
+    ax.set_ylabel(text(lang, en="bias added to the score\n(linear to −1, logarithmic beyond)", zh="加到得分上的偏置\n（−1 以内为线性，之外为对数）"))
+    ax.set_title(text(lang, en=f"What each scheme adds to a score, up to Δ = {max_distance}", zh=f"各方案给得分加了什么（直到 Δ = {max_distance}）"), fontsize=10)
     ax.grid(True, alpha=0.3)
     fig.legend(fontsize=7, loc="outside lower center", ncols=2)
     return fig
