@@ -7,6 +7,7 @@ import torch
 
 from ...axial import axial_freqs_2d
 from ...multi_axis import apply_multi_axis_rope
+from ..language import Words, require_language
 from .checking import CheckResult, Hint, allclose_within, answer_array, call_student, diagnose, fresh_rng, run_check
 
 AXIAL_EXERCISE_BASE = 100.0
@@ -20,9 +21,10 @@ def _axial(x: np.ndarray, h: int, w: int, *, freqs=None, layout: str = "interlea
     return turned[0, 0, 0].numpy()
 
 
-def check_axial_rotate(axial_rotate) -> CheckResult:
+def check_axial_rotate(axial_rotate, *, lang: str = "en") -> CheckResult:
     """Exercise img-ex-axial-code: `axial_rotate(x, h, w)` turns a head vector x (d values, d a multiple of 4) to the
     patch at row h, column w: pairs (x_2j, x_2j+1) for j < d/4 by h·θ_j, the others by w·θ_(j−d/4), θ_j = 100^(−4j/d)."""
+    require_language(lang)
 
     def body(fn):
         rng, fresh = np.random.default_rng(11), fresh_rng()
@@ -39,20 +41,28 @@ def check_axial_rotate(axial_rotate) -> CheckResult:
                 continue
             d = x.size
             diagnose(got, [
-                (lambda: _axial(x, w, h), f"{call}: axes — the first d/4 pairs turn with the row h, the last d/4 with the column w"),
+                (lambda: _axial(x, w, h), Words(f"{call}: axes — the first d/4 pairs turn with the row h, the last d/4 with the column w",
+                                             f"{call}：轴弄反了——前 d/4 个维度对随行 h 转动，后 d/4 个随列 w 转动")),
                 (lambda: _axial(x, h, w, freqs=axial_freqs_2d(d, AXIAL_EXERCISE_BASE, split="alternating")),
-                 f"{call}: frequencies — each axis gets the same d/4 frequencies 100^(−4j/d), not alternate ones of the d/2 of 1D RoPE"),
+                 Words(f"{call}: frequencies — each axis gets the same d/4 frequencies 100^(−4j/d), not alternate ones of the d/2 of 1D RoPE",
+                       f"{call}：频率不对——两个轴用的是同一组 d/4 个频率 100^(−4j/d)，而不是从一维 RoPE 的 d/2 个频率中隔一个取一个")),
                 (lambda: _axial(x, h, w, freqs=axial_freqs_2d(d, AXIAL_EXERCISE_BASE) ** 0.5),
-                 f"{call}: frequencies — a head of d values hands d/4 pairs to each axis, so θ_j = 100^(−4j/d), not 100^(−2j/d)"),
+                 Words(f"{call}: frequencies — a head of d values hands d/4 pairs to each axis, so θ_j = 100^(−4j/d), not 100^(−2j/d)",
+                       f"{call}：频率不对——d 维的头给每个轴分 d/4 个维度对，所以 θ_j = 100^(−4j/d)，而不是 100^(−2j/d)")),
                 (lambda: _axial(x, h, w, layout="half"),
-                 f"{call}: pairing — pair j is (x_2j, x_2j+1), adjacent coordinates, not (x_j, x_(j+d/2))"),
-                (lambda: _axial(x, -h, -w), f"{call}: direction — each pair turns counter-clockwise by +h·θ_j or +w·θ_j"),
-                (lambda: _axial(x, h, 0), f"{call}: the column — the last d/4 pairs must turn with w"),
-                (lambda: _axial(x, 0, w), f"{call}: the row — the first d/4 pairs must turn with h"),
+                 Words(f"{call}: pairing — pair j is (x_2j, x_2j+1), adjacent coordinates, not (x_j, x_(j+d/2))",
+                       f"{call}：配对不对——第 j 对是相邻的两个坐标 (x_2j, x_2j+1)，而不是 (x_j, x_(j+d/2))")),
+                (lambda: _axial(x, -h, -w), Words(f"{call}: direction — each pair turns counter-clockwise by +h·θ_j or +w·θ_j",
+                                              f"{call}：方向反了——每个维度对按逆时针转过 +h·θ_j 或 +w·θ_j")),
+                (lambda: _axial(x, h, 0), Words(f"{call}: the column — the last d/4 pairs must turn with w", f"{call}：列——后 d/4 个维度对必须随 w 转动")),
+                (lambda: _axial(x, 0, w), Words(f"{call}: the row — the first d/4 pairs must turn with h", f"{call}：行——前 d/4 个维度对必须随 h 转动")),
             ], close)
             if not np.isclose(np.linalg.norm(got), np.linalg.norm(x)):
-                raise Hint(f"{call}: a rotation keeps the vector's length, but |result| = {np.linalg.norm(got):.4g} and |x| = {np.linalg.norm(x):.4g}")
-            raise Hint(f"{call}: the result is not x turned to patch ({h}, {w}) (largest gap {np.abs(got - expected).max():.3g})")
+                raise Hint(f"{call}: a rotation keeps the vector's length, but |result| = {np.linalg.norm(got):.4g} and |x| = {np.linalg.norm(x):.4g}",
+                           f"{call}：旋转不改变向量的长度，但 |结果| = {np.linalg.norm(got):.4g}，而 |x| = {np.linalg.norm(x):.4g}")
+            raise Hint(f"{call}: the result is not x turned to patch ({h}, {w}) (largest gap {np.abs(got - expected).max():.3g})",
+                       f"{call}：结果不是 x 转到图像块 ({h}, {w}) 后的向量（最大差距 {np.abs(got - expected).max():.3g}）")
 
     return run_check("img-ex-axial-code", axial_rotate, body,
-                     "axial_rotate turns head vectors of 4 to 32 values to their patch, for six fixed patches and a fresh random one.")
+                     Words("axial_rotate turns head vectors of 4 to 32 values to their patch, for six fixed patches and a fresh random one.",
+                           "axial_rotate 能把 4 到 32 维的头向量转到对应的图像块：六个固定图像块和一个新随机生成的图像块都通过。"), lang)

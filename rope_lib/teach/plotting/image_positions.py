@@ -8,6 +8,7 @@ from matplotlib.figure import Figure
 from ...axial import axial_freqs_2d, grid_score_map
 from ...frequencies import inv_freq
 from ...mrope import MROPE_AXES, mrope_position_ids
+from ..language import require_language, text
 from .style import DIVERGING_CMAP, new_figure, series_style
 
 PATCH_RULES = ("axial", "diagonal")
@@ -25,43 +26,74 @@ def patch_rule_freqs(rule: str, d: int, base: float) -> np.ndarray:
     return np.outer(inv_freq(d, base), [np.cos(np.pi / 4), np.sin(np.pi / 4)])  # (d/2, 2)
 
 
-def plot_patch_scores(h: int, w: int, rule: str = "axial", size: int = 12, d: int = 8, base: float = 10.0) -> Figure:
+def rule_name(rule: str, *, lang: str = "en") -> str:
+    """The name of a patch rule as a reader sees it: the rule itself in English, its translation in Chinese."""
+    if rule not in PATCH_RULES:
+        raise ValueError(f"rule must be one of {PATCH_RULES}, got {rule!r}")
+    return text(lang, en=rule, zh={"axial": "轴向", "diagonal": "对角"}[rule])
+
+
+def plot_patch_scores(h: int, w: int, rule: str = "axial", size: int = 12, d: int = 8, base: float = 10.0, *,
+                      lang: str = "en") -> Figure:
     """The score of the query patch (h, w) to every patch of a size × size grid, for a key equal to the query
     (q = k = all ones), scaled so that the patch itself scores 1."""
+    require_language(lang)
     ones = np.ones(d)
     freqs = patch_rule_freqs(rule, d, base)
     grid = grid_score_map(ones, ones, freqs, (h, w), size, size) / (ones @ ones)
     shape = "a cross along its row and its column" if rule == "axial" else "a stripe along the anti-diagonal through it, where h + w is the query's"
+    shape_zh = "沿它所在的行和列的十字" if rule == "axial" else "穿过它的一条反对角线条带（这些图像块的 h + w 与查询相同）"
     fig = new_figure(
-        f"Heat map of a {size} by {size} grid of image patches under {rule} RoPE (d = {d}, base {base:g}). Each cell is "
-        f"the score of the query patch at row {h}, column {w} to the key patch there, for a key equal to the query, "
-        f"scaled so that the query patch scores 1. High scores form {shape}; the lowest score on the grid is {grid.min():.2f}.",
+        text(
+            lang,
+            en=f"Heat map of a {size} by {size} grid of image patches under {rule} RoPE (d = {d}, base {base:g}). Each cell is "
+            f"the score of the query patch at row {h}, column {w} to the key patch there, for a key equal to the query, "
+            f"scaled so that the query patch scores 1. High scores form {shape}; the lowest score on the grid is {grid.min():.2f}.",
+            zh=f"热力图：{size} × {size} 的图像块网格，采用{rule_name(rule, lang=lang)} RoPE（d = {d}，底数 {base:g}）。"
+            f"每个格子是第 {h} 行、第 {w} 列的查询图像块对该处键图像块的得分，键与查询相同，并做了缩放，使查询图像块自身得分为 1。"
+            f"高分构成{shape_zh}；网格上的最低得分为 {grid.min():.2f}。",
+        ),
         figsize=(4.4, 3.8),
     )
     ax = fig.add_subplot()
     image = ax.imshow(grid, cmap=DIVERGING_CMAP, vmin=-1, vmax=1, origin="upper")
-    ax.plot(w, h, marker="*", color="black", markersize=12, linestyle="none", label="query patch")
-    ax.set_xlabel("column w")
-    ax.set_ylabel("row h")
+    ax.plot(w, h, marker="*", color="black", markersize=12, linestyle="none", label=text(lang, en="query patch", zh="查询图像块"))
+    ax.set_xlabel(text(lang, en="column w", zh="列 w"))
+    ax.set_ylabel(text(lang, en="row h", zh="行 h"))
     ax.set_xticks(range(0, size, 2))
     ax.set_yticks(range(0, size, 2))
-    ax.set_title(f"{rule} RoPE, query at (h, w) = ({h}, {w})", fontsize=10)
+    ax.set_title(text(lang, en=f"{rule} RoPE, query at (h, w) = ({h}, {w})", zh=f"{rule_name(rule, lang=lang)} RoPE，查询位于 (h, w) = ({h}, {w})"), fontsize=10)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False)
-    fig.colorbar(image, ax=ax, shrink=0.8, label="score / q·q")
+    fig.colorbar(image, ax=ax, shrink=0.8, label=text(lang, en="score / q·q", zh="得分 / q·q"))
     return fig
 
 
-def plot_mrope_positions(segments) -> Figure:
+def kind_name(kind: str, *, lang: str = "en") -> str:
+    """The name of a segment kind (text, image, video) as a reader sees it."""
+    return text(lang, en=kind, zh={"text": "文本", "image": "图像", "video": "视频"}.get(kind, kind))
+
+
+def plot_mrope_positions(segments, *, lang: str = "en") -> Figure:
     """M-RoPE's three position streams t, h, w against the token index, one panel each, for a sequence of segments."""
+    require_language(lang)
     ids = mrope_position_ids(segments).numpy()  # (T, 3)
     kinds = [kind for kind, size in segments for _ in range(len(mrope_position_ids([(kind, size)])))]
     described = ", ".join(f"{kind} {size if kind == 'text' else '×'.join(map(str, size))}" for kind, size in segments)
+    described_zh = "，".join(f"{kind_name(kind, lang='zh')} {size if kind == 'text' else '×'.join(map(str, size))}" for kind, size in segments)
+    t_image = ids[kinds.index('image'), 0] if 'image' in kinds else ids[0, 0]
     fig = new_figure(
-        f"Three stacked panels, the temporal, height and width position ids t, h and w of M-RoPE against the token "
-        f"index, for the sequence {described} ({len(ids)} tokens). Text tokens climb one step per token in all three "
-        f"panels alike; within an image t stays at {ids[kinds.index('image'), 0] if 'image' in kinds else ids[0, 0]}, h steps "
-        f"once per row and w runs along each row; the text after it continues from the largest id plus one, "
-        f"ending at {ids[-1, 0]}.",
+        text(
+            lang,
+            en=f"Three stacked panels, the temporal, height and width position ids t, h and w of M-RoPE against the token "
+            f"index, for the sequence {described} ({len(ids)} tokens). Text tokens climb one step per token in all three "
+            f"panels alike; within an image t stays at {t_image}, h steps "
+            f"once per row and w runs along each row; the text after it continues from the largest id plus one, "
+            f"ending at {ids[-1, 0]}.",
+            zh=f"上下三幅图，分别画出 M-RoPE 的时间、高度、宽度位置编号 t、h、w 随 token 序号的变化，"
+            f"序列为 {described_zh}（共 {len(ids)} 个 token）。文本 token 在三幅图中都一样，每个 token 升一步；"
+            f"在图像内部 t 停在 {t_image}，h 每行升一步，w 沿每一行递增；图像之后的文本从最大编号加一处接着数，"
+            f"最后停在 {ids[-1, 0]}。",
+        ),
         figsize=(6.4, 4.6),
     )
     axes = fig.subplots(3, 1, sharex=True)
@@ -71,9 +103,9 @@ def plot_mrope_positions(segments) -> Figure:
             style = series_style(j)
             mine = np.array([k == kind for k in kinds])
             ax.plot(index[mine], ids[mine, a], marker=style["marker"], color=style["color"], linestyle="none", markersize=5,
-                    label=kind if a == 0 else None)
+                    label=kind_name(kind, lang=lang) if a == 0 else None)
         ax.set_ylabel(name)
         ax.grid(alpha=0.3)
-    axes[-1].set_xlabel("token index")
+    axes[-1].set_xlabel(text(lang, en="token index", zh="token 序号"))
     fig.legend(loc="outside upper center", ncol=3, fontsize=8, frameon=False)
     return fig

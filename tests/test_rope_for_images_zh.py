@@ -1,0 +1,100 @@
+"""Chapter "RoPE for images and video" in both languages: its figures, widget and check speak Chinese with
+lang="zh", draw every glyph, keep their English by default, and refuse an unknown language."""
+
+import numpy as np
+import pytest
+from glyphs import missing_glyphs
+
+from rope_lib.teach.exercises import check_axial_rotate
+from rope_lib.teach.language import is_han, word_count
+from rope_lib.teach.plotting.image_positions import kind_name, plot_mrope_positions, plot_patch_scores, rule_name
+from rope_lib.teach.widgets.image_positions import patch_score_widget
+
+SEQUENCE = [("text", 4), ("image", (3, 4)), ("text", 4)]
+
+
+def has_han(words: str) -> bool:
+    return any(is_han(c) for c in words)
+
+
+def figure_words(fig) -> list[str]:
+    words = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    for ax in fig.axes:
+        words += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        if ax.get_legend() is not None:
+            words += [t.get_text() for t in ax.get_legend().get_texts()]
+    return [w for w in words if w]
+
+
+def axial_rotate(x, h, w):
+    d = len(x)
+    theta = 100.0 ** (-4 * np.arange(d // 4) / d)
+    angle = np.concatenate([h * theta, w * theta])
+    out = np.empty(d)
+    out[0::2] = x[0::2] * np.cos(angle) - x[1::2] * np.sin(angle)
+    out[1::2] = x[1::2] * np.cos(angle) + x[0::2] * np.sin(angle)
+    return out
+
+
+@pytest.mark.parametrize("rule", ["axial", "diagonal"])
+def test_the_patch_scores_in_chinese_draw_every_glyph(rule):
+    fig = plot_patch_scores(2, 3, rule, lang="zh")
+    assert has_han(fig.alt_text) and word_count(fig.alt_text) >= 20 and "第 2 行、第 3 列" in fig.alt_text
+    assert ("十字" if rule == "axial" else "反对角线") in fig.alt_text
+    words = figure_words(fig)
+    assert "列 w" in words and "行 h" in words and "查询图像块" in words and "得分 / q·q" in words
+    assert any(w.startswith(rule_name(rule, lang="zh") + " RoPE") for w in words)
+    assert missing_glyphs(fig) == []
+    english = plot_patch_scores(2, 3, rule)
+    assert not has_han(english.alt_text) and not any(has_han(w) for w in figure_words(english))
+    assert missing_glyphs(english) == []
+
+
+def test_the_mrope_figure_in_chinese_draws_every_glyph():
+    fig = plot_mrope_positions(SEQUENCE, lang="zh")
+    assert "文本 4，图像 3×4，文本 4（共 20 个 token）" in fig.alt_text and "t 停在 4" in fig.alt_text and "停在 11" in fig.alt_text
+    words = figure_words(fig)
+    assert {"文本", "图像", "token 序号"} <= set(words)
+    assert missing_glyphs(fig) == []
+    english = plot_mrope_positions(SEQUENCE)
+    assert {"text", "image", "token index"} <= set(figure_words(english)) and not has_han(english.alt_text)
+    assert missing_glyphs(english) == []
+
+
+def test_names_of_rules_and_kinds():
+    assert rule_name("axial") == "axial" and rule_name("diagonal", lang="zh") == "对角"
+    assert kind_name("video", lang="zh") == "视频" and kind_name("image") == "image"
+    with pytest.raises(ValueError, match="rule must be one of"):
+        rule_name("mixed")
+
+
+def test_the_widget_in_chinese():
+    widget = patch_score_widget(lang="zh")
+    assert widget.lang == "zh" and all(has_han(c.label) for c in widget.controls)
+    rule = next(c for c in widget.controls if c.name == "rule")
+    assert [rule.fmt(v) for v in rule.values] == ["轴向", "对角"]
+    fig = widget.figure(rule="diagonal")
+    assert has_han(fig.alt_text) and missing_glyphs(fig) == []
+    english = patch_score_widget()
+    assert [c.label for c in english.controls] == ["query row h", "query column w", "rule"]
+    assert [english.controls[2].fmt(v) for v in english.controls[2].values] == ["axial", "diagonal"]
+
+
+def test_the_check_speaks_chinese():
+    passed = check_axial_rotate(axial_rotate, lang="zh")
+    assert passed and "通过" in str(passed) and has_han(passed.message)
+    assert check_axial_rotate(axial_rotate).message == (
+        "axial_rotate turns head vectors of 4 to 32 values to their patch, for six fixed patches and a fresh random one.")
+    swapped = check_axial_rotate(lambda x, h, w: axial_rotate(x, w, h), lang="zh")
+    assert not swapped and "轴弄反了" in swapped.message
+    scaled = check_axial_rotate(lambda x, h, w: 2 * axial_rotate(x, h, w), lang="zh")
+    assert not scaled and "旋转不改变向量的长度" in scaled.message
+    english = check_axial_rotate(lambda x, h, w: axial_rotate(x, w, h))
+    assert "axes — the first d/4 pairs turn with the row h" in english.message and not has_han(english.message)
+
+
+@pytest.mark.parametrize("make", [lambda: plot_patch_scores(2, 3, lang="fr"), lambda: plot_mrope_positions(SEQUENCE, lang="fr"),
+                                  lambda: patch_score_widget(lang="fr"), lambda: check_axial_rotate(axial_rotate, lang="fr")])
+def test_an_unknown_language_is_refused(make):
+    with pytest.raises(ValueError, match="lang"):
+        make()
