@@ -12,6 +12,7 @@ import rope_lib
 from paths import ROOT
 from rope_lib.teach.derivations import rope_nd, sinusoidal_encoding
 from rope_lib.teach.displayed_equations import Page, page_equations, parse_sides
+from rope_lib.teach.language import Words, word_count
 
 MODULES = [sinusoidal_encoding, rope_nd]
 IDS = [module.__name__.rsplit(".", 1)[-1] for module in MODULES]
@@ -87,7 +88,8 @@ def test_every_displayed_equation_is_checked_or_declared_with_a_reason(module):
     assert text.count("$$") == 2 * len(equations), "every $$ … $$ block is a labelled equation"
     assert set(equations) == set(module.CHECKS) | set(module.UNCHECKED)
     assert not set(module.CHECKS) & set(module.UNCHECKED)
-    assert all(isinstance(why, str) and len(why.split()) >= 3 for why in module.UNCHECKED.values()), "each reason in words"
+    assert all(isinstance(why, Words) and word_count(why.en) >= 3 and word_count(why.zh) >= 3 for why in module.UNCHECKED.values()), \
+        "each reason in words, in both languages"
     assert module.CHECKS, "the chapter checks some of its equations"
 
 
@@ -101,8 +103,9 @@ def test_no_shown_check_is_a_tautology(module):
 
 def test_the_d_dimensional_checks_say_which_small_d_they_take():
     for label, make in rope_nd.CHECKS.items():
-        assert re.search(r"\bd = \d", make().rule), f"{label}: the rule must say for which d sympy checks it"
-    assert "d = 4" in sinusoidal_encoding.CHECKS["sin-dot"]().rule
+        for rule in (make().rule.en, make().rule.zh):
+            assert re.search(r"\bd = \d", rule), f"{label}: the rule must say for which d sympy checks it"
+    assert "d = 4" in sinusoidal_encoding.CHECKS["sin-dot"]().rule.en and "d = 4" in sinusoidal_encoding.CHECKS["sin-dot"]().rule.zh
 
 
 @pytest.mark.parametrize(("module", "label"), LABELS, ids=[label for _, label in LABELS])
