@@ -152,8 +152,11 @@ def launch_menu(chapter: str, folder) -> dict[str, str]:
     executed = folder / "jupyter_execute" / f"{chapter}.ipynb"  # the theme copies the executed notebook into _sources
     executed.parent.mkdir(parents=True)
     executed.write_text("{}")
+    class Config(dict):  # the theme reads its options as items, book_site the language as an attribute
+        language = "en"
+
     app = SimpleNamespace(
-        config={"html_theme_options": theme}, outdir=str(folder / "html"),
+        config=Config(html_theme_options=theme), outdir=str(folder / "html"),
         env=SimpleNamespace(doc2path=lambda name: str(ROOT / f"{name}.md"), metadata={chapter: {"kernelspec": {"name": "python3"}}}),
     )
     context = {"pagename": chapter, "sourcename": f"{chapter}.md", "header_buttons": [], "pathto": lambda name, resource=0: name,
