@@ -136,3 +136,18 @@ def test_each_hint_in_both_languages(check, wrong, zh, en):
 def test_a_missing_function_is_named_in_chinese():
     result = check_rotate_qk(None, lang="zh")
     assert not result and "None" in result.message and chinese(result.message)
+
+
+def test_a_chinese_hint_names_the_call_in_chinese():
+    """The call a hint names ("rope_half(x of shape …, positions …)") is Chinese too, in the Chinese edition."""
+    import contextlib
+    import io
+
+    from rope_lib.teach.exercises import check_rope_half, check_rotate_qk
+
+    for check, wrong in ((check_rope_half, lambda x, positions: x), (check_rotate_qk, lambda xq, xk, start_pos: (xq, xk))):
+        with contextlib.redirect_stdout(io.StringIO()):
+            chinese, english = check(wrong, lang="zh"), check(wrong)
+        assert "形状为" in chinese.message or "其中" in chinese.message, chinese.message
+        assert "of shape" not in chinese.message and "with " not in chinese.message, chinese.message
+        assert "of shape" in english.message, english.message

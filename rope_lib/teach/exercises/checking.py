@@ -7,6 +7,7 @@ import numbers
 import reprlib
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -77,6 +78,19 @@ def run_check(exercise: str, function, body, success: Words, lang: str = "en") -
 # ---- the student's answer: called, then read, with every failure turned into a hint ----------------
 
 
+class Described(NamedTuple):
+    """The call a hint names, in each language."""
+
+    en: str
+    zh: str
+
+
+def described(call: str | Words) -> Described:
+    """The call a hint names, in both languages: Words where it has words ("x of shape (2, 9)" / "形状为 (2, 9) 的 x"),
+    or a str of code (possibly empty), which reads the same in both."""
+    return Described(call.en, call.zh) if isinstance(call, Words) else Described(call, call)
+
+
 def shown(value) -> str:
     """The student's value in a hint: short (a 400-digit int is abbreviated), and a placeholder where repr fails."""
     try:
@@ -95,40 +109,43 @@ def said(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def call_student(function, call: str, *args, **kwargs):
+def call_student(function, call: str | Words, *args, **kwargs):
     """The student's function on one input; anything it raises becomes a hint naming that input."""
+    c = described(call)
     try:
         return function(*args, **kwargs)
     except Exception as error:  # the student's code may raise anything: report it, never propagate it
         written = not isinstance(error, NotImplementedError)
-        raise Hint(f"{call} raised {said(error)}" + ("" if written else " (is the function written yet?)"),
-                   f"{call} 抛出了 {said(error)}" + ("" if written else "（函数写好了吗？）")) from None
+        raise Hint(f"{c.en} raised {said(error)}" + ("" if written else " (is the function written yet?)"),
+                   f"{c.zh} 抛出了 {said(error)}" + ("" if written else "（函数写好了吗？）")) from None
 
 
 @contextmanager
-def reading_answer(call: str, value, expected: Words):
+def reading_answer(call: str | Words, value, expected: Words):
     """Read the student's answer `value` inside this block: None, and anything that raises while it is converted or
     inspected (a number too large for a float, an `__array__` that fails, a tensor without data), is a hint."""
+    c = described(call)
     if value is None:
-        raise Hint(f"{call} returned None: return the result (is a return statement missing?)",
-                   f"{call} 返回了 None：请返回结果（是不是少了 return 语句？）")
+        raise Hint(f"{c.en} returned None: return the result (is a return statement missing?)",
+                   f"{c.zh} 返回了 None：请返回结果（是不是少了 return 语句？）")
     try:
         yield
     except Hint:
         raise
     except OverflowError as error:
-        raise Hint(f"{call} returned a number too large for a float ({said(error)}); expected {expected.en}",
-                   f"{call} 返回的数太大，float 装不下（{said(error)}）；应为{expected.zh}") from None
+        raise Hint(f"{c.en} returned a number too large for a float ({said(error)}); expected {expected.en}",
+                   f"{c.zh} 返回的数太大，float 装不下（{said(error)}）；应为{expected.zh}") from None
     except Exception as error:  # noqa: BLE001  (an answer of any type may fail in any way)
-        raise Hint(f"{call} returned {type(value).__name__}, which could not be read as {expected.en} ({said(error)})",
-                   f"{call} 返回了 {type(value).__name__}，无法读作{expected.zh}（{said(error)}）") from None
+        raise Hint(f"{c.en} returned {type(value).__name__}, which could not be read as {expected.en} ({said(error)})",
+                   f"{c.zh} 返回了 {type(value).__name__}，无法读作{expected.zh}（{said(error)}）") from None
 
 
-def answer_array(value, call: str, shape: tuple[int, ...], known_shapes=()) -> np.ndarray:
+def answer_array(value, call: str | Words, shape: tuple[int, ...], known_shapes=()) -> np.ndarray:
     """The answer as finite float64 numbers of `shape`, whatever array-like it came as; an answer of a shape in
     `known_shapes`, pairs (shape, hint) such as all the terms where their sum is asked for, gets that hint.
 
     A tensor is detached and moved to the CPU first, so one that requires grad reads as its numbers."""
+    c = described(call)
     expected = Words("one real number", "一个实数") if shape == () else Words(f"real numbers of shape {shape}", f"形状为 {shape} 的实数")
     with reading_answer(call, value, expected):
         if isinstance(value, torch.Tensor):
@@ -136,53 +153,55 @@ def answer_array(value, call: str, shape: tuple[int, ...], known_shapes=()) -> n
             value = (value.double() if value.is_floating_point() else value).numpy()
         array = np.asarray(value)
         if array.dtype == np.bool_:
-            raise Hint(f"{call} returned True/False values; expected {expected.en}", f"{call} 返回了 True/False；应为{expected.zh}")
+            raise Hint(f"{c.en} returned True/False values; expected {expected.en}", f"{c.zh} 返回了 True/False；应为{expected.zh}")
         if np.iscomplexobj(array):
             if np.any(array.imag != 0):
-                raise Hint(f"{call} returned complex numbers; expected {expected.en}", f"{call} 返回了复数；应为{expected.zh}")
+                raise Hint(f"{c.en} returned complex numbers; expected {expected.en}", f"{c.zh} 返回了复数；应为{expected.zh}")
             array = array.real
         array = array.astype(np.float64)  # an object array (a huge int, a list of odd things) may fail here
     for wrong_shape, hint in known_shapes:
         if array.shape == wrong_shape:
             raise Hint.of(hint)
     if array.shape != shape:
-        raise Hint(f"{call} returned shape {array.shape}, expected {shape}"
+        raise Hint(f"{c.en} returned shape {array.shape}, expected {shape}"
                    + (": one number (a 0-dimensional array or tensor will do)" if shape == () else ""),
-                   f"{call} 返回的形状是 {array.shape}，应为 {shape}"
+                   f"{c.zh} 返回的形状是 {array.shape}，应为 {shape}"
                    + ("：一个数（0 维数组或张量也可以）" if shape == () else ""))
     if not np.isfinite(array).all():
-        raise Hint(f"{call} returned nan or inf; expected finite numbers", f"{call} 返回了 nan 或 inf；应为有限的数")
+        raise Hint(f"{c.en} returned nan or inf; expected finite numbers", f"{c.zh} 返回了 nan 或 inf；应为有限的数")
     return array
 
 
-def answer_number(value, call: str, known_shapes=()) -> float:
+def answer_number(value, call: str | Words, known_shapes=()) -> float:
     """One real number: a Python or NumPy number, or a 0-dimensional array or tensor (see `answer_array`)."""
     return float(answer_array(value, call, (), known_shapes))
 
 
-def answer_integer(value, call: str) -> int:
+def answer_integer(value, call: str | Words) -> int:
     """A whole number (a Python or NumPy int): a count or a distance, so a float is refused, not rounded."""
+    c = described(call)
     with reading_answer(call, value, Words("a whole number (int)", "一个整数（int）")):
         if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
-            raise Hint(f"{call} returned {shown(value)} ({type(value).__name__}), expected a whole number (int)",
-                       f"{call} 返回了 {shown(value)}（{type(value).__name__}），应为一个整数（int）")
+            raise Hint(f"{c.en} returned {shown(value)} ({type(value).__name__}), expected a whole number (int)",
+                       f"{c.zh} 返回了 {shown(value)}（{type(value).__name__}），应为一个整数（int）")
         return int(value)
 
 
-def answer_tensor(value, call: str, like: torch.Tensor, each: Words, whose: Words) -> torch.Tensor:
+def answer_tensor(value, call: str | Words, like: torch.Tensor, each: Words, whose: Words) -> torch.Tensor:
     """The answer as a plain CPU tensor, if it is a tensor of like's shape ("each": what one entry of it is) and dtype
     ("whose": like's owner)."""
+    c = described(call)
     shape = tuple(like.shape)
     with reading_answer(call, value, Words(f"a torch.Tensor of shape {shape}", f"形状为 {shape} 的 torch.Tensor")):
         if not isinstance(value, torch.Tensor):
-            raise Hint(f"{call} returned {type(value).__name__}, expected a torch.Tensor of shape {shape}",
-                       f"{call} 返回了 {type(value).__name__}，应为形状为 {shape} 的 torch.Tensor")
+            raise Hint(f"{c.en} returned {type(value).__name__}, expected a torch.Tensor of shape {shape}",
+                       f"{c.zh} 返回了 {type(value).__name__}，应为形状为 {shape} 的 torch.Tensor")
         if tuple(value.shape) != shape:
-            raise Hint(f"{call} returned shape {tuple(value.shape)}, expected {shape}: {each.en}",
-                       f"{call} 返回的形状是 {tuple(value.shape)}，应为 {shape}：{each.zh}")
+            raise Hint(f"{c.en} returned shape {tuple(value.shape)}, expected {shape}: {each.en}",
+                       f"{c.zh} 返回的形状是 {tuple(value.shape)}，应为 {shape}：{each.zh}")
         if value.dtype != like.dtype:
-            raise Hint(f"{call} returned dtype {value.dtype}; keep {whose.en} dtype ({like.dtype})",
-                       f"{call} 返回的 dtype 是 {value.dtype}；请保持{whose.zh}的 dtype（{like.dtype}）")
+            raise Hint(f"{c.en} returned dtype {value.dtype}; keep {whose.en} dtype ({like.dtype})",
+                       f"{c.zh} 返回的 dtype 是 {value.dtype}；请保持{whose.zh}的 dtype（{like.dtype}）")
     return torch.from_numpy(answer_array(value, call, shape)).to(like.dtype)
 
 
@@ -241,11 +260,12 @@ def allclose_within(atol: float):
     return lambda a, b: np.allclose(np.asarray(a), np.asarray(b), rtol=0, atol=atol)
 
 
-def float32_hint(call: str, gap: float, why: Words) -> Words:
+def float32_hint(call: str | Words, gap: float, why: Words) -> Words:
     """The hint for an answer that is right but for float32 rounding (largest gap `gap`); `why`: where float32 shows."""
+    c = described(call)
     return Words(
-        f"{call}: precision — close but not equal (off by {gap:.2g}), as if computed in float32: compute in float64, NumPy's default; {why.en}",
-        f"{call}：精度问题——很接近但不相等（差 {gap:.2g}），像是用 float32 算的：请用 NumPy 默认的 float64 计算；{why.zh}",
+        f"{c.en}: precision — close but not equal (off by {gap:.2g}), as if computed in float32: compute in float64, NumPy's default; {why.en}",
+        f"{c.zh}：精度问题——很接近但不相等（差 {gap:.2g}），像是用 float32 算的：请用 NumPy 默认的 float64 计算；{why.zh}",
     )
 
 

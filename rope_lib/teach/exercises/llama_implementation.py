@@ -13,6 +13,7 @@ from .checking import (
     Hint,
     answer_tensor,
     call_student,
+    described,
     diagnose,
     fresh_heads,
     fresh_rng,
@@ -32,7 +33,8 @@ def check_rope_half(rope_half, *, lang: str = "en") -> CheckResult:
         cases = []
         for shape, start in (((2, 9, 3, 32), 50), ((1, 4, 2, 8), 0), ((1, 5, 1, 16), 1000)):
             x = torch.randn(*shape, generator=gen, dtype=torch.float64)  # (B, T, H, D)
-            cases.append((x, start, f"rope_half(x of shape {shape}, positions {start}…{start + shape[1] - 1})"))
+            cases.append((x, start, Words(f"rope_half(x of shape {shape}, positions {start}…{start + shape[1] - 1})",
+                                            f"rope_half(形状为 {shape} 的 x，位置 {start}…{start + shape[1] - 1})")))
         for _ in range(2):
             x, start, rebuild = fresh_heads(fresh, 32)
             cases.append((x, start, f"rope_half(x, positions=torch.arange({start}, {start + x.shape[1]})) with x = {rebuild}"))
@@ -49,29 +51,29 @@ def check_rope_half(rope_half, *, lang: str = "en") -> CheckResult:
             moved = int((in_bf16 != positions).long().argmax())
             diagnose(value, [
                 (lambda: apply_rope(x, positions), Words(
-                    f"{call}: pairing — you paired neighbours (x_2i, x_2i+1), the interleaved layout; the half layout pairs x_i with x_(i+D/2)",
-                    f"{call}：配对错了——你把相邻两维 (x_2i, x_2i+1) 配成一对，那是交错布局；半分布局把 x_i 与 x_(i+D/2) 配成一对")),
+                    f"{call.en}: pairing — you paired neighbours (x_2i, x_2i+1), the interleaved layout; the half layout pairs x_i with x_(i+D/2)",
+                    f"{call.zh}：配对错了——你把相邻两维 (x_2i, x_2i+1) 配成一对，那是交错布局；半分布局把 x_i 与 x_(i+D/2) 配成一对")),
                 (lambda: apply_rope(x, torch.arange(x.shape[1]), layout="half"), Words(
-                    f"{call}: positions — your vectors are turned to positions 0…T−1; use the positions passed in (offset by start_pos = {start})",
-                    f"{call}：位置错了——你的向量被转到了位置 0…T−1；请使用传入的位置（从 start_pos = {start} 起）")),
+                    f"{call.en}: positions — your vectors are turned to positions 0…T−1; use the positions passed in (offset by start_pos = {start})",
+                    f"{call.zh}：位置错了——你的向量被转到了位置 0…T−1；请使用传入的位置（从 start_pos = {start} 起）")),
                 (lambda: rotate_pairs(x, sin, cos, layout="half"), Words(
-                    f"{call}: cos and sin swapped — x⊗cos + rotate_half(x)⊗sin; at position 0 nothing may move",
-                    f"{call}：cos 和 sin 用反了——应为 x⊗cos + rotate_half(x)⊗sin；在位置 0 什么都不该动")),
+                    f"{call.en}: cos and sin swapped — x⊗cos + rotate_half(x)⊗sin; at position 0 nothing may move",
+                    f"{call.zh}：cos 和 sin 用反了——应为 x⊗cos + rotate_half(x)⊗sin；在位置 0 什么都不该动")),
                 (lambda: apply_rope(x, -positions, layout="half"), Words(
-                    f"{call}: direction — rotate_half must map (x1, x2) to (−x2, x1); yours turns the other way",
-                    f"{call}：方向反了——rotate_half 应把 (x1, x2) 变成 (−x2, x1)；你的转向了另一边")),
+                    f"{call.en}: direction — rotate_half must map (x1, x2) to (−x2, x1); yours turns the other way",
+                    f"{call.zh}：方向反了——rotate_half 应把 (x1, x2) 变成 (−x2, x1)；你的转向了另一边")),
                 (lambda: apply_rope(x, in_bf16, layout="half"), Words(
-                    f"{call}: positions — they were rounded to bf16 before the angles were computed (position {positions[moved].item()} "
+                    f"{call.en}: positions — they were rounded to bf16 before the angles were computed (position {positions[moved].item()} "
                     f"became {in_bf16[moved].item()}); keep the integer positions and compute the angles from them in float64, as rope_cos_sin does",
-                    f"{call}：位置错了——计算角度之前，位置先被舍入成了 bf16（位置 {positions[moved].item()} "
+                    f"{call.zh}：位置错了——计算角度之前，位置先被舍入成了 bf16（位置 {positions[moved].item()} "
                     f"变成了 {in_bf16[moved].item()}）；请保留整数位置，像 rope_cos_sin 那样用 float64 由它们计算角度")),
             ], close)
             if start == 0 and not close(value[:, :1], x[:, :1]):
-                raise Hint(f"{call}: the token at position 0 must come back unchanged",
-                           f"{call}：位置 0 上的 token 必须原样返回")
+                raise Hint(f"{call.en}: the token at position 0 must come back unchanged",
+                           f"{call.zh}：位置 0 上的 token 必须原样返回")
             gap = (value - expected).abs().max().item()
-            raise Hint(f"{call}: the result differs from RoPE in the half layout by {gap:.3g}",
-                       f"{call}：结果与半分布局的 RoPE 相差 {gap:.3g}")
+            raise Hint(f"{call.en}: the result differs from RoPE in the half layout by {gap:.3g}",
+                       f"{call.zh}：结果与半分布局的 RoPE 相差 {gap:.3g}")
 
     return run_check("llama-ex-rotate-half", rope_half, body, Words(
         "rope_half matches rope_lib.apply_rope(x, positions, layout='half') for three shapes and offsets 0, 50 and 1000 and two fresh random ones.",
@@ -102,8 +104,9 @@ def check_permute_rows(permute_rows, *, lang: str = "en") -> CheckResult:
         for n_heads, head_dim, features in ((4, 8, 12), (2, 16, 32), (3, 4, 5)):
             w_q, w_k = (torch.randn(n_heads * head_dim, features, generator=gen, dtype=torch.float64) for _ in range(2))
             shape = tuple(w_q.shape)
-            cases.append((w_q, w_k, n_heads, f"permute_rows(w of shape {shape}, n_heads={n_heads})",
-                          f"permute_rows(a second w of shape {shape}, n_heads={n_heads})"))
+            cases.append((w_q, w_k, n_heads, Words(f"permute_rows(w of shape {shape}, n_heads={n_heads})", f"permute_rows(形状为 {shape} 的 w，n_heads={n_heads})"),
+                          Words(f"permute_rows(a second w of shape {shape}, n_heads={n_heads})",
+                                f"permute_rows(第二个形状为 {shape} 的 w，n_heads={n_heads})")))
         for _ in range(2):
             n_heads, head_dim, features = int(fresh.integers(2, 5)), 2 * int(fresh.integers(2, 9)), int(fresh.integers(3, 21))
             seeds = fresh_seed(fresh), fresh_seed(fresh)
@@ -119,51 +122,51 @@ def check_permute_rows(permute_rows, *, lang: str = "en") -> CheckResult:
         for w_q, w_k, n_heads, call, call_k in cases:
             value = call_student(fn, call, w_q.clone(), n_heads)
             if isinstance(value, torch.Tensor) and w_q.shape[0] != w_q.shape[1] and value.shape == w_q.T.shape:
-                raise Hint(f"{call} returned shape {tuple(value.shape)}: rows and columns — the matrix came back transposed; "
+                raise Hint(f"{call.en} returned shape {tuple(value.shape)}: rows and columns — the matrix came back transposed; "
                            "W keeps one row per output coordinate",
-                           f"{call} 返回的形状是 {tuple(value.shape)}：行列弄反了——矩阵被转置了；W 的每一行对应一个输出坐标")
+                           f"{call.zh} 返回的形状是 {tuple(value.shape)}：行列弄反了——矩阵被转置了；W 的每一行对应一个输出坐标")
             value = answer_tensor(value, call, w_q, each, whose)
             expected = permute_rows_to_half(w_q, n_heads)
             if torch.equal(value, expected):
                 value_k = answer_tensor(call_student(fn, call_k, w_k.clone(), n_heads), call_k, w_k, each, whose)
                 if torch.equal(value_k, permute_rows_to_half(w_k, n_heads)):
                     continue
-                raise Hint(f"{call_k}: right for the first matrix of this shape, wrong for a second one: reorder the rows you are given",
-                           f"{call_k}：这个形状的第一个矩阵对了，第二个却错了：请重排传给你的那些行")
+                raise Hint(f"{call_k.en}: right for the first matrix of this shape, wrong for a second one: reorder the rows you are given",
+                           f"{call_k.zh}：这个形状的第一个矩阵对了，第二个却错了：请重排传给你的那些行")
             rows, tokens = w_q.shape[0], x[:, : w_q.shape[1]]
             interleaved = _layout_scores(w_q, w_k, tokens, n_heads, positions, "interleaved")
             gap = (_layout_scores(value, permute_rows_to_half(w_k, n_heads), tokens, n_heads, positions, "half") - interleaved).abs().max().item()
             diagnose(value, [
                 (lambda: w_q, Words(
-                    f"{call}: unchanged — the rows come back in their original order, and the half layout's scores differ from "
+                    f"{call.en}: unchanged — the rows come back in their original order, and the half layout's scores differ from "
                     f"the interleaved layout's by up to {gap:.3g}: the two layouts pair different coordinates",
-                    f"{call}：没有变化——各行按原来的顺序返回，半分布局的得分与交错布局的相差最多 {gap:.3g}：两种布局配对的坐标不同")),
+                    f"{call.zh}：没有变化——各行按原来的顺序返回，半分布局的得分与交错布局的相差最多 {gap:.3g}：两种布局配对的坐标不同")),
                 (lambda: permute_rows_to_half(w_q, 1), Words(
-                    f"{call}: per head — your order moves rows from one head into another; RoPE pairs coordinates inside one head, so each "
+                    f"{call.en}: per head — your order moves rows from one head into another; RoPE pairs coordinates inside one head, so each "
                     f"head's head_dim rows must stay within that head (here {n_heads} heads of {rows // n_heads} rows)",
-                    f"{call}：要按头重排——你的顺序把一些行从一个头挪到了另一个头；RoPE 只在同一个头内部配对坐标，所以每个头的 "
+                    f"{call.zh}：要按头重排——你的顺序把一些行从一个头挪到了另一个头；RoPE 只在同一个头内部配对坐标，所以每个头的 "
                     f"head_dim 行必须留在这个头里（这里是 {n_heads} 个头，每个 {rows // n_heads} 行）")),
                 (lambda: permute_rows_to_interleaved(w_q, n_heads), Words(
-                    f"{call}: direction — your order is the inverse one: it would convert half-layout rows to the interleaved layout",
-                    f"{call}：方向反了——你的顺序是逆置换：它会把半分布局的行转换成交错布局")),
+                    f"{call.en}: direction — your order is the inverse one: it would convert half-layout rows to the interleaved layout",
+                    f"{call.zh}：方向反了——你的顺序是逆置换：它会把半分布局的行转换成交错布局")),
             ], torch.equal)
             if not _same_lines(value, w_q):
                 if _same_lines(value.T, w_q.T):
-                    raise Hint(f"{call}: columns — you reordered the columns (the input features); RoPE turns the outputs of W, one output per row",
-                               f"{call}：动的是列——你重排了列（输入特征）；RoPE 旋转的是 W 的输出，每行一个输出")
+                    raise Hint(f"{call.en}: columns — you reordered the columns (the input features); RoPE turns the outputs of W, one output per row",
+                               f"{call.zh}：动的是列——你重排了列（输入特征）；RoPE 旋转的是 W 的输出，每行一个输出")
                 if sorted(value.flatten().tolist()) == sorted(w_q.flatten().tolist()):
-                    raise Hint(f"{call}: rows and columns — entries moved between rows; a row of W holds the weights of one output "
+                    raise Hint(f"{call.en}: rows and columns — entries moved between rows; a row of W holds the weights of one output "
                                "coordinate, so move whole rows and keep each one as it is",
-                               f"{call}：行列混了——元素在行与行之间挪动了；W 的一行是一个输出坐标的权重，"
+                               f"{call.zh}：行列混了——元素在行与行之间挪动了；W 的一行是一个输出坐标的权重，"
                                "所以要整行移动，每一行本身保持不变")
-                raise Hint(f"{call}: your matrix holds other numbers than w; only reorder its rows, do not change them",
-                           f"{call}：你的矩阵里的数和 w 不一样；只重排它的行，不要改动数值")
+                raise Hint(f"{call.en}: your matrix holds other numbers than w; only reorder its rows, do not change them",
+                           f"{call.zh}：你的矩阵里的数和 w 不一样；只重排它的行，不要改动数值")
             if gap > 1e-9:
-                raise Hint(f"{call}: with your rows for W_q (and the right ones for W_k) the half layout's scores differ from the "
+                raise Hint(f"{call.en}: with your rows for W_q (and the right ones for W_k) the half layout's scores differ from the "
                            f"interleaved layout's by up to {gap:.3g}",
-                           f"{call}：W_q 用你的行（W_k 用正确的行）时，半分布局的得分与交错布局的相差最多 {gap:.3g}")
-            raise Hint(f"{call}: the scores agree but the rows are not in the order of the conversion between the two layouts",
-                       f"{call}：得分一致，但各行的顺序不是两种布局之间转换所用的顺序")
+                           f"{call.zh}：W_q 用你的行（W_k 用正确的行）时，半分布局的得分与交错布局的相差最多 {gap:.3g}")
+            raise Hint(f"{call.en}: the scores agree but the rows are not in the order of the conversion between the two layouts",
+                       f"{call.zh}：得分一致，但各行的顺序不是两种布局之间转换所用的顺序")
 
     return run_check("llama-ex-permute", permute_rows, body, Words(
         "permute_rows reorders the rows of W_q and W_k so that the half layout scores exactly as the interleaved layout did, "
@@ -172,15 +175,16 @@ def check_permute_rows(permute_rows, *, lang: str = "en") -> CheckResult:
         lang)
 
 
-def _answer_pair(value, call: str, xq: torch.Tensor, xk: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _answer_pair(value, call: str | Words, xq: torch.Tensor, xk: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The student's (rotated xq, rotated xk), each of its input's shape and dtype."""
+    call = described(call)
     with reading_answer(call, value, Words("a pair (xq rotated, xk rotated)", "一对结果（旋转后的 xq, 旋转后的 xk）")):
         if not isinstance(value, (tuple, list)) or len(value) != 2:
-            raise Hint(f"{call} returned {type(value).__name__}, expected a pair (xq rotated, xk rotated)",
-                       f"{call} 返回了 {type(value).__name__}，应为一对结果（旋转后的 xq, 旋转后的 xk）")
+            raise Hint(f"{call.en} returned {type(value).__name__}, expected a pair (xq rotated, xk rotated)",
+                       f"{call.zh} 返回了 {type(value).__name__}，应为一对结果（旋转后的 xq, 旋转后的 xk）")
     each = Words("one rotated vector per token and head", "每个 token、每个注意力头一个旋转后的向量")
-    return (answer_tensor(value[0], call + "[0]", xq, each, Words("xq's", " xq ")),
-            answer_tensor(value[1], call + "[1]", xk, each, Words("xk's", " xk ")))
+    return (answer_tensor(value[0], Words(call.en + "[0]", call.zh + "[0]"), xq, each, Words("xq's", " xq ")),
+            answer_tensor(value[1], Words(call.en + "[1]", call.zh + "[1]"), xk, each, Words("xk's", " xk ")))
 
 
 def _scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
@@ -201,21 +205,26 @@ def check_rotate_qk(rotate_qk, *, lang: str = "en") -> CheckResult:
             return _answer_pair(call_student(fn, call, xq.clone(), xk.clone(), start_pos), call, xq, xk)
 
         xq, xk = randn(1, 6, 2, 16), randn(1, 6, 2, 16)
-        call = "rotate_qk(xq, xk, start_pos={}) with xq, xk of shape (1, 6, 2, 16)"
-        q0, k0 = run(call.format(0), xq, xk, 0)
-        q40, k40 = run(call.format(40), xq, xk, 40)
+
+        def call_at(start: int) -> Words:
+            return Words(f"rotate_qk(xq, xk, start_pos={start}) with xq, xk of shape (1, 6, 2, 16)",
+                         f"rotate_qk(xq, xk, start_pos={start})，其中 xq、xk 的形状为 (1, 6, 2, 16)")
+
+        q0, k0 = run(call_at(0), xq, xk, 0)
+        q40, k40 = run(call_at(40), xq, xk, 40)
         if torch.equal(q40, xq) and torch.equal(k40, xk):
-            raise Hint(f"{call.format(40)}: nothing turned — the queries and keys come back unchanged at positions 40 … 45",
-                       f"{call.format(40)}：什么都没转——在位置 40 … 45 上，查询和键原样返回")
+            raise Hint(f"{call_at(40).en}: nothing turned — the queries and keys come back unchanged at positions 40 … 45",
+                       f"{call_at(40).zh}：什么都没转——在位置 40 … 45 上，查询和键原样返回")
         moved = (_scores(q0, k0) - _scores(q40, k40)).abs().max().item()
         if moved > 1e-3:
-            raise Hint(f"{call.format(0)} and at start_pos=40: scores depend on the absolute position — moving all six tokens by 40 "
+            raise Hint(f"{call_at(0).en} and at start_pos=40: scores depend on the absolute position — moving all six tokens by 40 "
                        f"changes the scores q_m·k_n by up to {moved:.3g}, but RoPE's score may depend only on m − n",
-                       f"{call.format(0)} 与 start_pos=40 时：得分依赖绝对位置——把六个 token 全部后移 40，"
+                       f"{call_at(0).zh} 与 start_pos=40 时：得分依赖绝对位置——把六个 token 全部后移 40，"
                        f"得分 q_m·k_n 最多变化 {moved:.3g}，而 RoPE 的得分只能依赖 m − n")
 
         xq, xk = randn(1, 8, 2, 16), randn(1, 8, 2, 16)
-        full_q, full_k = run("rotate_qk(xq, xk, 0) with xq, xk of shape (1, 8, 2, 16)", xq, xk, 0)
+        full_q, full_k = run(Words("rotate_qk(xq, xk, 0) with xq, xk of shape (1, 8, 2, 16)",
+                                   "rotate_qk(xq, xk, 0)，其中 xq、xk 的形状为 (1, 8, 2, 16)"), xq, xk, 0)
         for t in range(8):
             step = f"rotate_qk(xq[:, {t}:{t + 1}], xk[:, {t}:{t + 1}], start_pos={t})"
             q_t, k_t = run(step, xq[:, t : t + 1], xk[:, t : t + 1], t)
@@ -226,16 +235,18 @@ def check_rotate_qk(rotate_qk, *, lang: str = "en") -> CheckResult:
                            f"与在位置 0 … 7 上一次算完时的同一个 token 转过的角度不同")
 
         x = randn(1, 1, 1, 32).to(torch.bfloat16).expand(1, 2, 1, 32).contiguous()  # (1, 2, 1, 32): one vector at two positions
-        call = "rotate_qk(x, x, start_pos=256) with x in bfloat16 holding one vector at both tokens"
+        call = Words("rotate_qk(x, x, start_pos=256) with x in bfloat16 holding one vector at both tokens",
+                     "rotate_qk(x, x, start_pos=256)，其中 x 为 bfloat16，两个 token 上是同一个向量")
         q, _ = run(call, x, x, 256)
         if torch.equal(q[:, 0], q[:, 1]):
-            raise Hint(f"{call}: positions 256 and 257 get the same rotation",
-                       f"{call}：位置 256 和 257 得到了相同的旋转")
+            raise Hint(f"{call.en}: positions 256 and 257 get the same rotation",
+                       f"{call.zh}：位置 256 和 257 得到了相同的旋转")
         bf16 = x, q, call
 
         cases = []
         for shape, start in (((2, 5, 3, 16), 37), ((1, 3, 2, 8), 1000)):
-            cases.append((randn(*shape), randn(*shape), start, f"rotate_qk(xq, xk, start_pos={start}) with xq, xk of shape {shape}"))
+            cases.append((randn(*shape), randn(*shape), start, Words(f"rotate_qk(xq, xk, start_pos={start}) with xq, xk of shape {shape}",
+                                                                     f"rotate_qk(xq, xk, start_pos={start})，其中 xq、xk 的形状为 {shape}")))
         for _ in range(2):
             x, start, rebuild = fresh_heads(fresh, 32)
             cases.append((x.float(), x.flip(1).float(), start, f"rotate_qk(xq, xq.flip(1), start_pos={start}) with xq = {rebuild}.float()"))
@@ -250,31 +261,31 @@ def check_rotate_qk(rotate_qk, *, lang: str = "en") -> CheckResult:
             cos, sin = rope_cos_sin(positions, xq.shape[-1], dtype=torch.float64)  # (T, D/2)
             diagnose(q, [
                 (lambda: reference(xq, layout="half"), Words(
-                    f"{call}: pairing — your function turns x_j together with x_(j+D/2), Hugging Face's half layout; this model's weights "
+                    f"{call.en}: pairing — your function turns x_j together with x_(j+D/2), Hugging Face's half layout; this model's weights "
                     "pair neighbours (x_2j, x_2j+1), Meta's interleaved layout",
-                    f"{call}：配对错了——你的函数把 x_j 与 x_(j+D/2) 一起旋转，那是 Hugging Face 的半分布局；这个模型的权重"
+                    f"{call.zh}：配对错了——你的函数把 x_j 与 x_(j+D/2) 一起旋转，那是 Hugging Face 的半分布局；这个模型的权重"
                     "把相邻两维 (x_2j, x_2j+1) 配成一对，即 Meta 的交错布局")),
                 (lambda: reference(xq, -positions), Words(
-                    f"{call}: direction — each pair turned by −mθ_j; RoPE turns by +mθ_j",
-                    f"{call}：方向反了——每个维度对转了 −mθ_j；RoPE 应转 +mθ_j")),
+                    f"{call.en}: direction — each pair turned by −mθ_j; RoPE turns by +mθ_j",
+                    f"{call.zh}：方向反了——每个维度对转了 −mθ_j；RoPE 应转 +mθ_j")),
                 (lambda: reference(xq, positions + 1), Words(
-                    f"{call}: off by one — the first token sits at position start_pos = {start}, not start_pos + 1",
-                    f"{call}：差了一位——第一个 token 在位置 start_pos = {start}，而不是 start_pos + 1")),
+                    f"{call.en}: off by one — the first token sits at position start_pos = {start}, not start_pos + 1",
+                    f"{call.zh}：差了一位——第一个 token 在位置 start_pos = {start}，而不是 start_pos + 1")),
                 (lambda: reference(xq, positions - 1), Words(
-                    f"{call}: off by one — the first token sits at position start_pos = {start}, not start_pos − 1",
-                    f"{call}：差了一位——第一个 token 在位置 start_pos = {start}，而不是 start_pos − 1")),
+                    f"{call.en}: off by one — the first token sits at position start_pos = {start}, not start_pos − 1",
+                    f"{call.zh}：差了一位——第一个 token 在位置 start_pos = {start}，而不是 start_pos − 1")),
                 (lambda: rotate_pairs(xq.double(), sin, cos).float(), Words(
-                    f"{call}: cos and sin swapped — at position 0 nothing may move",
-                    f"{call}：cos 和 sin 用反了——在位置 0 什么都不该动")),
+                    f"{call.en}: cos and sin swapped — at position 0 nothing may move",
+                    f"{call.zh}：cos 和 sin 用反了——在位置 0 什么都不该动")),
             ], close)
             gap = (q.double() - reference(xq).double()).abs().max().item()
-            raise Hint(f"{call}: the queries differ from RoPE at positions {start} … {positions[-1].item()} by {gap:.3g}",
-                       f"{call}：在位置 {start} … {positions[-1].item()} 上，查询与 RoPE 相差 {gap:.3g}")
+            raise Hint(f"{call.en}: the queries differ from RoPE at positions {start} … {positions[-1].item()} by {gap:.3g}",
+                       f"{call.zh}：在位置 {start} … {positions[-1].item()} 上，查询与 RoPE 相差 {gap:.3g}")
         x, q, call = bf16
         gap = (q.double() - apply_rope(x.double(), torch.arange(256, 258)).to(torch.bfloat16).double()).abs().max().item()
         if gap > 0.05:
-            raise Hint(f"{call}: the result differs from RoPE at positions 256 and 257 by {gap:.3g}, more than bfloat16 rounding",
-                       f"{call}：在位置 256 和 257 上，结果与 RoPE 相差 {gap:.3g}，超出了 bfloat16 的舍入误差")
+            raise Hint(f"{call.en}: the result differs from RoPE at positions 256 and 257 by {gap:.3g}, more than bfloat16 rounding",
+                       f"{call.zh}：在位置 256 和 257 上，结果与 RoPE 相差 {gap:.3g}，超出了 bfloat16 的舍入误差")
 
     return run_check("llama-ex-debug", rotate_qk, body, Words(
         "rotate_qk keeps scores relative, decodes token by token as in one pass, tells position 257 from 256 in bfloat16 "
