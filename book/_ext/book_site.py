@@ -24,6 +24,11 @@ page opens with a link to the same page in the other edition, and names it as a
 `<link rel="alternate" hreflang>` too; `rope_other_edition` in the config says
 where the other edition's sources and pages are. The words this extension adds
 to a page (tooltips, that link) are in the edition's language.
+
+6. The Chinese edition's search index splits its text into words with jieba
+(Sphinx does, when jieba is installed); the terms of its glossary
+(book/zh/glossary.md) are added to jieba's dictionary first, so that a reader who
+searches for 外推 or 旋转位置编码 finds the pages that use them.
 """
 
 import html
@@ -86,6 +91,33 @@ def link_the_other_edition(app, pagename, templatename, context, doctree):
     context["metatags"] = context.get("metatags", "") + f'\n<link rel="alternate" hreflang="{hreflang}" href="{url}">'
 
 
+GLOSSARY = "glossary.md"
+"""The Chinese edition's glossary, beside its pages: a table whose second column holds the Chinese terms."""
+
+
+def glossary_terms(glossary: Path) -> list[str]:
+    """The Chinese terms of the glossary's table, each alternative on its own ("查询 / 键 / 值" gives three), without the
+    English in parentheses."""
+    terms = []
+    for row in glossary.read_text().splitlines():
+        cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
+        if len(cells) < 2 or cells[0] == "English" or not re.search(r"[\u4e00-\u9fff]", cells[1]):  # not the header
+            continue
+        for term in re.split(r"\s*[/、]\s*", re.sub(r"（[^）]*）", "", cells[1])):
+            if re.fullmatch(r"[\u4e00-\u9fff\w-]+", term) and re.search(r"[\u4e00-\u9fff]", term):
+                terms.append(term)
+    return terms
+
+
+def teach_jieba_the_glossary(app):
+    if site_language(app) != "zh" or not (Path(app.confdir) / GLOSSARY).is_file():
+        return
+    import jieba
+
+    for term in glossary_terms(Path(app.confdir) / GLOSSARY):
+        jieba.add_word(term)
+
+
 def executed_notebook(app, docname: str) -> Path:
     return Path(app.outdir).parent / EXECUTED_NOTEBOOKS / f"{docname}.ipynb"
 
@@ -131,6 +163,7 @@ def copy_executed_notebooks(app, exception):
 
 def setup(app):
     app.add_config_value("rope_other_edition", None, "html")
+    app.connect("builder-inited", teach_jieba_the_glossary)
     app.connect("html-page-context", link_the_other_edition)
     app.connect("html-page-context", offer_the_notebook, priority=450)
     app.connect("html-page-context", offer_the_student_edition, priority=550)

@@ -133,10 +133,11 @@ def search_terms(site: Path) -> dict:
 
 @pytest.mark.slow
 def test_the_chinese_search_index_holds_chinese_words(site):
-    """Split into words (jieba), so that a word inside a sentence is found: 旋转 (rotation), 注意力 (attention) and 外推
-    (extrapolation) are terms of their own, each on several pages."""
+    """Split into words (jieba, taught the glossary's terms), so that a word inside a sentence is found: 旋转 (rotation),
+    注意力 (attention), 插值 (interpolation), 位置 (position), 外推 (extrapolation) and 旋转位置编码 (RoPE) are terms of
+    their own, each on several pages."""
     terms = search_terms(site)
-    for word in ("旋转", "注意力", "外推", "位置"):
+    for word in ("旋转", "注意力", "插值", "位置", "外推", "旋转位置编码"):
         found = terms.get(word)
         assert found is not None, f"{word} is not a term of the search index"
         assert isinstance(found, list) and len(found) >= 2, (word, found)
@@ -154,6 +155,17 @@ def test_a_search_in_chinese_finds_pages(site, serve, chromium):
         found = page.locator("#search-results ul.search li").count()
         browser.close()
     assert found >= 3, f"a search for 旋转 found {found} pages"
+
+
+def test_the_glossary_teaches_the_search_its_terms():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import book_site
+
+    terms = book_site.glossary_terms(CHINESE / "glossary.md")
+    assert {"外推", "旋转位置编码", "查询", "键", "值", "位置插值"} <= set(terms)
+    assert "中文" not in terms and not [t for t in terms if " " in t or "（" in t]
 
 
 def executed_notebooks(site: Path) -> list[Path]:
