@@ -29,12 +29,21 @@ to a page (tooltips, that link) are in the edition's language.
 (Sphinx does, when jieba is installed); the terms of its glossary
 (book/zh/glossary.md) are added to jieba's dictionary first, so that a reader who
 searches for 外推 or 旋转位置编码 finds the pages that use them.
+
+7. Chinese is written without spaces, but a browser shows a line break of the
+source between two Chinese characters as one. In the Chinese edition such line
+breaks are removed from the text of every page (code, math and raw HTML keep
+theirs); between Chinese and Latin text the space stays, as Chinese typesetting
+has it.
 """
 
 import html
 import re
 import shutil
 from pathlib import Path
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
 
 from rope_lib.teach.language import text
 from student_notebooks import offers_a_student_edition, student_notebook_name
@@ -118,6 +127,41 @@ def teach_jieba_the_glossary(app):
         jieba.add_word(term)
 
 
+CHINESE = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+"""Chinese characters and Chinese punctuation (the CJK symbols and the full-width forms)."""
+CHINESE_LINE_BREAK = re.compile(rf"(?<=[{CHINESE}])[ \t]*\n[ \t]*(?=[{CHINESE}])")
+
+
+def join_chinese_lines(words: str) -> str:
+    """`words` without the line breaks that stand between two Chinese characters."""
+    return CHINESE_LINE_BREAK.sub("", words)
+
+
+class JoinChineseLines(SphinxTransform):
+    """The Chinese edition's text without line breaks between Chinese characters (see 7. above)."""
+
+    default_priority = 500
+    KEEP = (nodes.literal_block, nodes.literal, nodes.raw, nodes.math, nodes.math_block, nodes.comment)
+
+    def apply(self, **kwargs) -> None:
+        if site_language(self.app) != "zh":
+            return
+        for node in list(self.document.findall(nodes.Text)):
+            parent = node.parent
+            if parent is None or isinstance(parent, self.KEEP):
+                continue
+            if str(node).strip() == "" and "\n" in str(node):  # a line break of its own, between two nodes
+                at = parent.index(node)
+                before = parent[at - 1].astext() if at > 0 else ""
+                after = parent[at + 1].astext() if at + 1 < len(parent) else ""
+                if join_chinese_lines(before[-1:] + "\n" + after[:1]) == before[-1:] + after[:1]:
+                    parent.remove(node)
+                continue
+            joined = join_chinese_lines(str(node))
+            if joined != str(node):
+                parent.replace(node, nodes.Text(joined))
+
+
 def executed_notebook(app, docname: str) -> Path:
     return Path(app.outdir).parent / EXECUTED_NOTEBOOKS / f"{docname}.ipynb"
 
@@ -164,6 +208,7 @@ def copy_executed_notebooks(app, exception):
 def setup(app):
     app.add_config_value("rope_other_edition", None, "html")
     app.connect("builder-inited", teach_jieba_the_glossary)
+    app.add_transform(JoinChineseLines)
     app.connect("html-page-context", link_the_other_edition)
     app.connect("html-page-context", offer_the_notebook, priority=450)
     app.connect("html-page-context", offer_the_student_edition, priority=550)

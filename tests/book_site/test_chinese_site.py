@@ -168,6 +168,26 @@ def test_the_glossary_teaches_the_search_its_terms():
     assert "中文" not in terms and not [t for t in terms if " " in t or "（" in t]
 
 
+def test_a_line_break_between_chinese_characters_is_dropped():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import book_site
+
+    assert book_site.join_chinese_lines("确实成立。\n每个带\n编号的公式") == "确实成立。每个带编号的公式"
+    assert book_site.join_chinese_lines("像 RoFormer 论文\nRoPE 的\n $m$") == "像 RoFormer 论文\nRoPE 的\n $m$"
+
+
+@pytest.mark.slow
+def test_chinese_paragraphs_hold_no_line_break_between_characters(site):
+    """A browser shows such a break as a space, which Chinese text has none of."""
+    for page in chinese_pages():
+        html = (site / "zh" / f"{name(page)}.html").read_text()
+        paragraphs = re.findall(r"<p>(.*?)</p>", html, re.S)
+        broken = [p for p in paragraphs if re.search(r"[\u4e00-\u9fff。，；：]\n[\u4e00-\u9fff]", re.sub(r"<[^>]+>", "", p))]
+        assert not broken, f"{page}: {broken[:2]}"
+
+
 def executed_notebooks(site: Path) -> list[Path]:
     """Every chapter notebook the two builds executed (the site's copies under _sources)."""
     return sorted((site / "_sources" / "book").glob("*.ipynb")) + sorted((site / "zh" / "_sources").glob("*.ipynb"))
