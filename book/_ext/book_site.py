@@ -150,16 +150,16 @@ class JoinChineseLines(SphinxTransform):
             parent = node.parent
             if parent is None or isinstance(parent, self.KEEP):
                 continue
+            at = next(i for i, child in enumerate(parent.children) if child is node)  # Text nodes compare as strings
             if str(node).strip() == "" and "\n" in str(node):  # a line break of its own, between two nodes
-                at = parent.index(node)
                 before = parent[at - 1].astext() if at > 0 else ""
                 after = parent[at + 1].astext() if at + 1 < len(parent) else ""
                 if join_chinese_lines(before[-1:] + "\n" + after[:1]) == before[-1:] + after[:1]:
-                    parent.remove(node)
+                    parent.pop(at)
                 continue
             joined = join_chinese_lines(str(node))
             if joined != str(node):
-                parent.replace(node, nodes.Text(joined))
+                parent[at] = nodes.Text(joined)
 
 
 def executed_notebook(app, docname: str) -> Path:
