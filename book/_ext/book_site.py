@@ -43,7 +43,7 @@ import shutil
 from pathlib import Path
 
 from docutils import nodes
-from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from rope_lib.teach.language import text
 from student_notebooks import offers_a_student_edition, student_notebook_name
@@ -137,13 +137,14 @@ def join_chinese_lines(words: str) -> str:
     return CHINESE_LINE_BREAK.sub("", words)
 
 
-class JoinChineseLines(SphinxTransform):
-    """The Chinese edition's text without line breaks between Chinese characters (see 7. above)."""
+class JoinChineseLines(SphinxPostTransform):
+    """The Chinese edition's text without line breaks between Chinese characters (see 7. above). A post-transform,
+    so that it sees the words a reference resolved to (the Chinese title a {ref} shows), not the label it named."""
 
-    default_priority = 500
+    default_priority = 900
     KEEP = (nodes.literal_block, nodes.literal, nodes.raw, nodes.math, nodes.math_block, nodes.comment)
 
-    def apply(self, **kwargs) -> None:
+    def run(self, **kwargs) -> None:
         if site_language(self.app) != "zh":
             return
         for node in list(self.document.findall(nodes.Text)):
@@ -208,7 +209,7 @@ def copy_executed_notebooks(app, exception):
 def setup(app):
     app.add_config_value("rope_other_edition", None, "html")
     app.connect("builder-inited", teach_jieba_the_glossary)
-    app.add_transform(JoinChineseLines)
+    app.add_post_transform(JoinChineseLines)
     app.connect("html-page-context", link_the_other_edition)
     app.connect("html-page-context", offer_the_notebook, priority=450)
     app.connect("html-page-context", offer_the_student_edition, priority=550)

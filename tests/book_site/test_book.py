@@ -24,6 +24,7 @@ def tiny_book(folder: Path, cell: str) -> Path:
     config["sphinx"]["config"].pop("bibtex_reference_style", None)
     config["sphinx"]["config"].pop("html_static_path", None)
     config["sphinx"]["config"].pop("html_favicon", None)  # a file of book/_static, which the tiny book lacks
+    config["sphinx"]["config"].pop("rope_other_edition", None)  # a setting of book/_ext/book_site.py, not loaded here
     config["sphinx"].pop("local_extensions", None)
     config["only_build_toc_files"] = True
     folder.mkdir()
