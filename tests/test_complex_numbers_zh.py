@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from glyphs import missing_glyphs
+from glyphs import drawn_words, has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_terms_needed
-from rope_lib.teach.language import is_han, word_count
+from rope_lib.teach.language import word_count
 from rope_lib.teach.plotting.complex_plane import plot_complex_product, plot_complex_rotation, plot_euler_partial_sums
 from rope_lib.teach.widgets.complex_plane import complex_rotation_widget
 
@@ -19,34 +19,20 @@ FIGURES = {
 }
 
 
-def chinese(words: str) -> bool:
-    return any(is_han(c) for c in words)
-
-
-def words_of(fig) -> list[str]:
-    """Every title, axis label and legend entry of the figure, and its alt text."""
-    found = [fig.alt_text]
-    for ax in fig.axes:
-        found += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
-        legend = ax.get_legend()
-        found += [t.get_text() for t in legend.get_texts()] if legend else []
-    return [w for w in found if w]
-
-
 @pytest.mark.parametrize("name", FIGURES)
 def test_chinese_figures_have_chinese_words_and_every_glyph(name):
     fig = FIGURES[name]("zh")
-    assert chinese(fig.alt_text) and word_count(fig.alt_text) >= 5
+    assert has_chinese(fig.alt_text) and word_count(fig.alt_text) >= 5
     for ax in fig.axes:
-        assert chinese(ax.get_title()) and chinese(ax.get_xlabel())
-    assert not any(chinese(w) and "$" in w for w in words_of(fig))
+        assert has_chinese(ax.get_title()) and has_chinese(ax.get_xlabel())
+    assert not any(has_chinese(w) and "$" in w for w in [fig.alt_text, *drawn_words(fig)])
     assert missing_glyphs(fig) == []
 
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_english_figures_stay_english(name):
     fig = FIGURES[name]("en")
-    assert not any(chinese(w) for w in words_of(fig))
+    assert not any(has_chinese(w) for w in [fig.alt_text, *drawn_words(fig)])
     assert missing_glyphs(fig) == []
 
 
@@ -62,9 +48,9 @@ def test_the_chinese_rotation_widget():
     widget = complex_rotation_widget(lang="zh")
     assert widget.lang == "zh"
     fig = widget.figure(theta=widget.controls[1].values[5])
-    assert chinese(fig.alt_text) and chinese(fig.axes[0].get_title()) and missing_glyphs(fig) == []
+    assert has_chinese(fig.alt_text) and has_chinese(fig.axes[0].get_title()) and missing_glyphs(fig) == []
     assert complex_rotation_widget().lang == "en"
-    assert not chinese(complex_rotation_widget().figure().alt_text)
+    assert not has_chinese(complex_rotation_widget().figure().alt_text)
 
 
 @pytest.mark.parametrize("make", [*FIGURES.values(), lambda lang: complex_rotation_widget(lang=lang),
@@ -85,7 +71,7 @@ def terms_needed(x, tol, count_terms=False, real_only=False):
 
 def test_the_check_speaks_chinese():
     passed = check_terms_needed(terms_needed, lang="zh")
-    assert passed and chinese(passed.message) and str(passed).startswith("通过")
+    assert passed and has_chinese(passed.message) and str(passed).startswith("通过")
     assert check_terms_needed(terms_needed).message.startswith("terms_needed returns the smallest N within tol")
     for wrong, zh, en in [
         (lambda x, tol: terms_needed(x, tol, count_terms=True), "数了项数", "count terms"),
@@ -96,4 +82,4 @@ def test_the_check_speaks_chinese():
         result = check_terms_needed(wrong, lang="zh")
         assert not result and zh in result.message and str(result).startswith("尚未通过")
         result = check_terms_needed(wrong)
-        assert not result and en in result.message and not chinese(result.message)
+        assert not result and en in result.message and not has_chinese(result.message)

@@ -4,18 +4,13 @@ draw every glyph, keep their English by default, and refuse a language the book 
 import pytest
 import torch
 
-from glyphs import missing_glyphs
+from glyphs import has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_bf16_position_error
-from rope_lib.teach.language import is_han
 from rope_lib.teach.plotting import plot_speed
 from rope_lib.teach.speed_report import load_report
 from paths import ROOT
 
 REPORT = load_report(ROOT / "book" / "data" / "bench_cpu.json")
-
-
-def has_han(words: str) -> bool:
-    return any(is_han(c) for c in words)
 
 
 def bf16_position_error(n):
@@ -24,15 +19,15 @@ def bf16_position_error(n):
 
 def test_the_speed_figure_in_chinese():
     fig = plot_speed(REPORT, lang="zh")
-    assert has_han(fig.alt_text) and "复制" in fig.alt_text
-    assert all(has_han(ax.get_xlabel()) for ax in fig.axes) and has_han(fig.axes[0].get_ylabel())
+    assert has_chinese(fig.alt_text) and "复制" in fig.alt_text
+    assert all(has_chinese(ax.get_xlabel()) for ax in fig.axes) and has_chinese(fig.axes[0].get_ylabel())
     assert any("半分布局" in t.get_text() for legend in fig.legends for t in legend.get_texts())
     assert missing_glyphs(fig) == []
 
 
 def test_the_speed_figure_keeps_its_english():
     fig = plot_speed(REPORT)
-    assert not has_han(fig.alt_text) and fig.axes[0].get_xlabel() == "sequence length S"
+    assert not has_chinese(fig.alt_text) and fig.axes[0].get_xlabel() == "sequence length S"
     assert fig.axes[0].get_ylabel() == "copy time / time (1 = copy speed)"
     assert missing_glyphs(fig) == []
 
@@ -56,7 +51,7 @@ def test_the_bf16_check_speaks_chinese():
         assert not result and all(w in result.message for w in words), (name, result.message)
         assert "尚未通过" in str(result)
         english = check_bf16_position_error(answer)
-        assert not english and not has_han(english.message), (name, english.message)
+        assert not english and not has_chinese(english.message), (name, english.message)
 
 
 def test_the_bf16_check_keeps_its_english():

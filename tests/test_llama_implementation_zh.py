@@ -5,16 +5,12 @@ import pytest
 import torch
 
 import rope_lib
-from glyphs import missing_glyphs
+from glyphs import has_chinese, missing_glyphs
 from rope_lib.teach import plotting
 from rope_lib.teach.exercises import check_permute_rows, check_rope_half, check_rotate_qk
-from rope_lib.teach.language import is_han, word_count
+from rope_lib.teach.language import word_count
 from rope_lib.teach.source_listing import SourceListing
 from test_exercises import failed, permute_rows, rope_half, rotate_qk
-
-
-def chinese(words: str) -> bool:
-    return any(is_han(c) for c in words)
 
 
 # ---- the figure ----
@@ -30,7 +26,7 @@ def test_the_bf16_figure_in_chinese():
     ax = fig.axes[0]
     assert ax.get_title() == "第 0 对的角度：float64 与 bfloat16"
     assert ax.get_xlabel() == "位置 m" and ax.get_ylabel() == "角度 m·θ_0（弧度）"
-    assert chinese(fig.alt_text) and word_count(fig.alt_text) >= 20
+    assert has_chinese(fig.alt_text) and word_count(fig.alt_text) >= 20
     merged = 33 - len(torch.unique(rope_lib.teach.bf16_angles(range(240, 273), 128)[:, 0]))
     assert f"33 个位置中有 {merged} 个" in fig.alt_text  # the same numbers as the English description
 
@@ -40,7 +36,7 @@ def test_the_bf16_figure_keeps_its_english_words():
     ax = fig.axes[0]
     assert ax.get_title() == "Pair 0 angles: float64 vs bfloat16"
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("position m", "angle m·θ_0 (rad)")
-    assert not chinese(fig.alt_text) and fig.alt_text.startswith("Line chart of the angle of pair 0")
+    assert not has_chinese(fig.alt_text) and fig.alt_text.startswith("Line chart of the angle of pair 0")
 
 
 # ---- the source listings' caption ----
@@ -127,7 +123,7 @@ CHINESE_HINTS = [
 @pytest.mark.parametrize("check, wrong, zh, en", CHINESE_HINTS, ids=[f"{c.__name__}-{i}" for i, (c, *_) in enumerate(CHINESE_HINTS)])
 def test_each_hint_in_both_languages(check, wrong, zh, en):
     english = check(wrong)
-    assert failed(english, *en) and not chinese(english.message)
+    assert failed(english, *en) and not has_chinese(english.message)
     result = check(wrong, lang="zh")
     assert failed(result, *zh) and str(result).startswith("尚未通过")
     assert result.message != english.message
@@ -135,7 +131,7 @@ def test_each_hint_in_both_languages(check, wrong, zh, en):
 
 def test_a_missing_function_is_named_in_chinese():
     result = check_rotate_qk(None, lang="zh")
-    assert not result and "None" in result.message and chinese(result.message)
+    assert not result and "None" in result.message and has_chinese(result.message)
 
 
 def test_a_chinese_hint_names_the_call_in_chinese():

@@ -8,9 +8,8 @@ import pytest
 import torch
 
 import rope_lib
-from glyphs import missing_glyphs
+from glyphs import drawn_words, has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_rotate_cache
-from rope_lib.teach.language import is_han
 from rope_lib.teach.plotting.context_extension import (
     METHOD_NAMES,
     METHOD_NAMES_ZH,
@@ -39,34 +38,20 @@ FIGURES = {
 }
 
 
-def chinese(words: str) -> bool:
-    return any(is_han(c) for c in words)
-
-
-def visible_words(fig) -> list[str]:
-    """Titles, axis labels and legend entries of every axes of the figure."""
-    found = []
-    for ax in fig.axes:
-        found += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
-        if ax.get_legend() is not None:
-            found += [t.get_text() for t in ax.get_legend().get_texts()]
-    return [w for w in found if w]
-
-
 @pytest.mark.parametrize("name", FIGURES)
 def test_chinese_figures_have_chinese_words_and_every_glyph(name):
     fig = FIGURES[name]("zh")
-    assert chinese(fig.alt_text), fig.alt_text
-    assert any(chinese(w) for w in visible_words(fig)), visible_words(fig)
-    assert not any("$" in w and chinese(w) for w in visible_words(fig))  # mathtext has no CJK fallback
+    assert has_chinese(fig.alt_text), fig.alt_text
+    assert any(has_chinese(w) for w in drawn_words(fig)), drawn_words(fig)
+    assert not any("$" in w and has_chinese(w) for w in drawn_words(fig))  # mathtext has no CJK fallback
     assert missing_glyphs(fig) == []
 
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_english_figures_stay_english(name):
     fig = FIGURES[name]("en")
-    assert not chinese(fig.alt_text)
-    assert not any(chinese(w) for w in visible_words(fig)), visible_words(fig)
+    assert not has_chinese(fig.alt_text)
+    assert not any(has_chinese(w) for w in drawn_words(fig)), drawn_words(fig)
     assert missing_glyphs(fig) == []
 
 
@@ -93,7 +78,7 @@ def test_every_rule_has_a_chinese_name():
 def test_the_explorer_labels_its_controls_in_chinese():
     widget = context_extension_explorer(lang="zh")
     assert widget.lang == "zh"
-    assert all(chinese(c.label) for c in widget.controls)
+    assert all(has_chinese(c.label) for c in widget.controls)
     (method,) = [c for c in widget.controls if c.name == "method"]
     assert [method.fmt(m) for m in method.values] == [METHOD_NAMES_ZH[m] for m in method.values]
     assert [c.label for c in context_extension_explorer().controls] == ["rule", "factor s"]
@@ -105,7 +90,7 @@ def rotate_cache(keys, start, freqs):
 
 def test_the_check_speaks_chinese_with_lang_zh():
     result = check_rotate_cache(rotate_cache, lang="zh")
-    assert result and str(result).startswith("通过") and chinese(result.message)
+    assert result and str(result).startswith("通过") and has_chinese(result.message)
     assert "三种规则" in result.message
     english = check_rotate_cache(rotate_cache)
     assert english.message == ("rotate_cache turns the keys to positions start, start+1, … with the given frequencies, for three "
@@ -125,8 +110,8 @@ def test_the_check_speaks_chinese_with_lang_zh():
 ], ids=["positions", "frequencies", "pairing", "direction", "off-by-one", "dtype", "shape", "other"])
 def test_each_hint_in_both_languages(wrong, en, zh):
     english, chinese_result = check_rotate_cache(wrong), check_rotate_cache(wrong, lang="zh")
-    assert not english and en in english.message and not chinese(english.message)
-    assert not chinese_result and zh in chinese_result.message and chinese(chinese_result.message)
+    assert not english and en in english.message and not has_chinese(english.message)
+    assert not chinese_result and zh in chinese_result.message and has_chinese(chinese_result.message)
     assert str(chinese_result).startswith("尚未通过")
 
 

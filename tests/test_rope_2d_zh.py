@@ -3,28 +3,13 @@ draw every glyph, keep their English by default, and refuse an unknown language.
 
 import cmath
 
-import numpy as np
 import pytest
-from glyphs import missing_glyphs
+from glyphs import drawn_words, has_chinese, missing_glyphs
 
 from rope_lib.teach.exercises import check_score_complex
-from rope_lib.teach.language import is_han, word_count
+from rope_lib.teach.language import word_count
 from rope_lib.teach.plotting.rope_2d import plot_rope_2d
 from rope_lib.teach.widgets.rope_2d import rope_2d_widget
-
-
-def has_han(words: str) -> bool:
-    return any(is_han(c) for c in words)
-
-
-def figure_words(fig) -> list[str]:
-    """Every title, axis label, legend entry and colour-bar label of a figure."""
-    words = []
-    for ax in fig.axes:
-        words += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
-        if ax.get_legend() is not None:
-            words += [t.get_text() for t in ax.get_legend().get_texts()]
-    return [w for w in words if w]
 
 
 def score_complex(q, k, m, n, theta):
@@ -37,8 +22,8 @@ def flipped(q, k, m, n, theta):
 
 def test_the_figure_in_chinese_draws_every_glyph():
     fig = plot_rope_2d(3, 1, 0.35, 2, lang="zh")
-    assert has_han(fig.alt_text) and word_count(fig.alt_text) >= 20 and "0.35" in fig.alt_text
-    words = figure_words(fig)
+    assert has_chinese(fig.alt_text) and word_count(fig.alt_text) >= 20 and "0.35" in fig.alt_text
+    words = drawn_words(fig)
     assert "查询位置 m + s" in words and "键位置 n + s" in words
     assert any(w.startswith("得分 =") for w in words) and any("位置 5 处的 q" == w for w in words)
     assert fig.axes[-1].get_ylabel() == "得分"  # the colour bar
@@ -47,7 +32,7 @@ def test_the_figure_in_chinese_draws_every_glyph():
 
 def test_the_figure_keeps_its_english_by_default():
     fig = plot_rope_2d(3, 1, 0.35, 2)
-    assert not has_han(fig.alt_text) and not any(has_han(w) for w in figure_words(fig))
+    assert not has_chinese(fig.alt_text) and not any(has_chinese(w) for w in drawn_words(fig))
     assert fig.axes[1].get_xlabel() == "key position n + s" and fig.alt_text.startswith("Two panels.")
     assert missing_glyphs(fig) == []
     assert plot_rope_2d(3, 1, 0.35, 2, lang="en").alt_text == fig.alt_text
@@ -61,14 +46,14 @@ def test_the_numbers_are_the_same_in_both_languages():
 
 def test_the_widget_in_chinese():
     widget = rope_2d_widget(lang="zh")
-    assert widget.lang == "zh" and all(has_han(c.label) for c in widget.controls)
+    assert widget.lang == "zh" and all(has_chinese(c.label) for c in widget.controls)
     assert widget.draw.__module__.startswith("rope_lib.teach.widgets.")
     fig = widget.figure(shift=4)
-    assert has_han(fig.alt_text) and missing_glyphs(fig) == []
+    assert has_chinese(fig.alt_text) and missing_glyphs(fig) == []
     assert "在线版中可交互" in widget.print_caption()
     english = rope_2d_widget()
     assert [c.label for c in english.controls] == ["query position m", "key position n", "angle per position θ (rad)", "shift both by s"]
-    assert not has_han(english.figure().alt_text)
+    assert not has_chinese(english.figure().alt_text)
 
 
 def test_the_check_speaks_chinese():
@@ -79,7 +64,7 @@ def test_the_check_speaks_chinese():
     hint = check_score_complex(flipped, lang="zh")
     assert not hint and "符号错了" in hint.message and "(m − n)θ" in hint.message
     english = check_score_complex(flipped)
-    assert "sign — your score at (m, n) is the true score at (n, m)" in english.message and not has_han(english.message)
+    assert "sign — your score at (m, n) is the true score at (n, m)" in english.message and not has_chinese(english.message)
 
 
 @pytest.mark.parametrize("make", [lambda: plot_rope_2d(3, 1, 0.35, lang="fr"), lambda: rope_2d_widget(lang="fr"),

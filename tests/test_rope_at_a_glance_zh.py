@@ -4,10 +4,9 @@ Chinese with lang="zh", draw every glyph, keep their English by default, and ref
 import numpy as np
 import pytest
 
-from glyphs import missing_glyphs
+from glyphs import drawn_words, has_chinese, missing_glyphs
 from rope_lib import rotary_matrix
 from rope_lib.teach.exercises import check_rope_pairs
-from rope_lib.teach.language import is_han
 from rope_lib.teach.plotting.scores import plot_score_grid
 from rope_lib.teach.widgets.frequencies import wavelength_explorer
 
@@ -20,28 +19,20 @@ FIGURES = {
 }
 
 
-def words_of(fig) -> list[str]:
-    return [t.get_text() for t in fig.findobj(lambda artist: hasattr(artist, "get_text")) if t.get_text()]
-
-
-def has_han(words: str) -> bool:
-    return any(is_han(c) for c in words)
-
-
 @pytest.mark.parametrize("name", FIGURES)
 def test_chinese_figure_has_chinese_words_and_every_glyph(name):
     fig = FIGURES[name]("zh")
-    assert has_han(fig.alt_text)
-    texts = words_of(fig)
-    assert any(has_han(t) for t in texts), texts
-    assert not any("$" in t and has_han(t) for t in texts)
+    assert has_chinese(fig.alt_text)
+    texts = drawn_words(fig)
+    assert any(has_chinese(t) for t in texts), texts
+    assert not any("$" in t and has_chinese(t) for t in texts)
     assert missing_glyphs(fig) == []
 
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_english_figure_is_unchanged_by_default(name):
     fig = FIGURES[name]("en")
-    assert not has_han(fig.alt_text) and not any(has_han(t) for t in words_of(fig))
+    assert not has_chinese(fig.alt_text) and not any(has_chinese(t) for t in drawn_words(fig))
     assert missing_glyphs(fig) == []
 
 
@@ -91,7 +82,7 @@ def test_check_rope_pairs_speaks_chinese(capsys):
     }
     for name, (function, zh, en) in wrong.items():
         chinese, english = check_rope_pairs(function, lang="zh"), check_rope_pairs(function)
-        assert not chinese and zh in chinese.message and has_han(chinese.message), (name, chinese.message)
-        assert not english and en in english.message and not has_han(english.message), (name, english.message)
+        assert not chinese and zh in chinese.message and has_chinese(chinese.message), (name, chinese.message)
+        assert not english and en in english.message and not has_chinese(english.message), (name, english.message)
     with pytest.raises(ValueError, match="lang"):
         check_rope_pairs(rope_pairs, lang="fr")

@@ -3,27 +3,14 @@ lang="zh", draw every glyph, keep their English by default, and refuse an unknow
 
 import numpy as np
 import pytest
-from glyphs import missing_glyphs
+from glyphs import drawn_words, has_chinese, missing_glyphs
 
 from rope_lib.teach.exercises import check_axial_rotate
-from rope_lib.teach.language import is_han, word_count
+from rope_lib.teach.language import word_count
 from rope_lib.teach.plotting.image_positions import kind_name, plot_mrope_positions, plot_patch_scores, rule_name
 from rope_lib.teach.widgets.image_positions import patch_score_widget
 
 SEQUENCE = [("text", 4), ("image", (3, 4)), ("text", 4)]
-
-
-def has_han(words: str) -> bool:
-    return any(is_han(c) for c in words)
-
-
-def figure_words(fig) -> list[str]:
-    words = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
-    for ax in fig.axes:
-        words += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
-        if ax.get_legend() is not None:
-            words += [t.get_text() for t in ax.get_legend().get_texts()]
-    return [w for w in words if w]
 
 
 def axial_rotate(x, h, w):
@@ -39,25 +26,25 @@ def axial_rotate(x, h, w):
 @pytest.mark.parametrize("rule", ["axial", "diagonal"])
 def test_the_patch_scores_in_chinese_draw_every_glyph(rule):
     fig = plot_patch_scores(2, 3, rule, lang="zh")
-    assert has_han(fig.alt_text) and word_count(fig.alt_text) >= 20 and "第 2 行、第 3 列" in fig.alt_text
+    assert has_chinese(fig.alt_text) and word_count(fig.alt_text) >= 20 and "第 2 行、第 3 列" in fig.alt_text
     assert ("十字" if rule == "axial" else "反对角线") in fig.alt_text
-    words = figure_words(fig)
+    words = drawn_words(fig)
     assert "列 w" in words and "行 h" in words and "查询图像块" in words and "得分 / q·q" in words
     assert any(w.startswith(rule_name(rule, lang="zh") + " RoPE") for w in words)
     assert missing_glyphs(fig) == []
     english = plot_patch_scores(2, 3, rule)
-    assert not has_han(english.alt_text) and not any(has_han(w) for w in figure_words(english))
+    assert not has_chinese(english.alt_text) and not any(has_chinese(w) for w in drawn_words(english))
     assert missing_glyphs(english) == []
 
 
 def test_the_mrope_figure_in_chinese_draws_every_glyph():
     fig = plot_mrope_positions(SEQUENCE, lang="zh")
     assert "文本 4，图像 3×4，文本 4（共 20 个 token）" in fig.alt_text and "t 停在 4" in fig.alt_text and "停在 11" in fig.alt_text
-    words = figure_words(fig)
+    words = drawn_words(fig)
     assert {"文本", "图像", "token 序号"} <= set(words)
     assert missing_glyphs(fig) == []
     english = plot_mrope_positions(SEQUENCE)
-    assert {"text", "image", "token index"} <= set(figure_words(english)) and not has_han(english.alt_text)
+    assert {"text", "image", "token index"} <= set(drawn_words(english)) and not has_chinese(english.alt_text)
     assert missing_glyphs(english) == []
 
 
@@ -70,11 +57,11 @@ def test_names_of_rules_and_kinds():
 
 def test_the_widget_in_chinese():
     widget = patch_score_widget(lang="zh")
-    assert widget.lang == "zh" and all(has_han(c.label) for c in widget.controls)
+    assert widget.lang == "zh" and all(has_chinese(c.label) for c in widget.controls)
     rule = next(c for c in widget.controls if c.name == "rule")
     assert [rule.fmt(v) for v in rule.values] == ["轴向", "对角"]
     fig = widget.figure(rule="diagonal")
-    assert has_han(fig.alt_text) and missing_glyphs(fig) == []
+    assert has_chinese(fig.alt_text) and missing_glyphs(fig) == []
     english = patch_score_widget()
     assert [c.label for c in english.controls] == ["query row h", "query column w", "rule"]
     assert [english.controls[2].fmt(v) for v in english.controls[2].values] == ["axial", "diagonal"]
@@ -82,7 +69,7 @@ def test_the_widget_in_chinese():
 
 def test_the_check_speaks_chinese():
     passed = check_axial_rotate(axial_rotate, lang="zh")
-    assert passed and "通过" in str(passed) and has_han(passed.message)
+    assert passed and "通过" in str(passed) and has_chinese(passed.message)
     assert check_axial_rotate(axial_rotate).message == (
         "axial_rotate turns head vectors of 4 to 32 values to their patch, for six fixed patches and a fresh random one.")
     swapped = check_axial_rotate(lambda x, h, w: axial_rotate(x, w, h), lang="zh")
@@ -90,7 +77,7 @@ def test_the_check_speaks_chinese():
     scaled = check_axial_rotate(lambda x, h, w: 2 * axial_rotate(x, h, w), lang="zh")
     assert not scaled and "旋转不改变向量的长度" in scaled.message
     english = check_axial_rotate(lambda x, h, w: axial_rotate(x, w, h))
-    assert "axes — the first d/4 pairs turn with the row h" in english.message and not has_han(english.message)
+    assert "axes — the first d/4 pairs turn with the row h" in english.message and not has_chinese(english.message)
 
 
 @pytest.mark.parametrize("make", [lambda: plot_patch_scores(2, 3, lang="fr"), lambda: plot_mrope_positions(SEQUENCE, lang="fr"),

@@ -4,10 +4,10 @@ Chinese with lang="zh", draw every Chinese glyph, and refuse any other language.
 import numpy as np
 import pytest
 
-from glyphs import missing_glyphs
+from glyphs import drawn_words, has_chinese, missing_glyphs
 from rope_lib.teach import decay
 from rope_lib.teach.exercises import check_first_below_half
-from rope_lib.teach.language import is_han, word_count
+from rope_lib.teach.language import word_count
 from rope_lib.teach.plotting.decay import plot_relative_upper_bound
 from rope_lib.teach.plotting.rope_nd import plot_clock, plot_pair_rotations, plot_rotary_matrix
 from rope_lib.teach.widgets.rope_nd import clock_widget
@@ -21,35 +21,19 @@ FIGURES = {
 }
 
 
-def chinese(words: str) -> bool:
-    return any(is_han(c) for c in words)
-
-
-def words_of(fig) -> list[str]:
-    """Every title, axis label and legend entry of the figure, and its alt text."""
-    found = [fig.alt_text]
-    for ax in fig.axes:
-        found += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
-        legend = ax.get_legend()
-        found += [t.get_text() for t in legend.get_texts()] if legend else []
-    for legend in fig.legends:
-        found += [t.get_text() for t in legend.get_texts()]
-    return [w for w in found if w]
-
-
 @pytest.mark.parametrize("name", FIGURES)
 def test_chinese_figures_have_chinese_words_and_every_glyph(name):
     fig = FIGURES[name]("zh")
-    assert chinese(fig.alt_text) and word_count(fig.alt_text) >= 5
-    assert any(chinese(w) for w in words_of(fig)[1:]), "a title, axis label or legend in Chinese"
-    assert not any(chinese(w) and "$" in w for w in words_of(fig))
+    assert has_chinese(fig.alt_text) and word_count(fig.alt_text) >= 5
+    assert any(has_chinese(w) for w in drawn_words(fig)), "a title, axis label or legend in Chinese"
+    assert not any(has_chinese(w) and "$" in w for w in [fig.alt_text, *drawn_words(fig)])
     assert missing_glyphs(fig) == []
 
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_english_figures_stay_english(name):
     fig = FIGURES[name]("en")
-    assert not any(chinese(w) for w in words_of(fig))
+    assert not any(has_chinese(w) for w in [fig.alt_text, *drawn_words(fig)])
     assert missing_glyphs(fig) == []
 
 
@@ -63,9 +47,9 @@ def test_english_words_are_unchanged():
 
 def test_the_chinese_clock_widget():
     widget = clock_widget(lang="zh")
-    assert widget.lang == "zh" and all(chinese(c.label) for c in widget.controls)
+    assert widget.lang == "zh" and all(has_chinese(c.label) for c in widget.controls)
     fig = widget.figure(position=12, d=16)
-    assert chinese(fig.alt_text) and missing_glyphs(fig) == []
+    assert has_chinese(fig.alt_text) and missing_glyphs(fig) == []
     assert [c.label for c in clock_widget().controls] == ["position m", "dimension d", "base"]
 
 
@@ -83,7 +67,7 @@ def first_below_half(d, base, far=4096):
 
 def test_the_check_speaks_chinese():
     passed = check_first_below_half(first_below_half, lang="zh")
-    assert passed and chinese(passed.message) and str(passed).startswith("通过")
+    assert passed and has_chinese(passed.message) and str(passed).startswith("通过")
     english = check_first_below_half(first_below_half)
     assert english.message.startswith("first_below_half finds the first distance below half")
     for wrong, zh, en in [
@@ -95,4 +79,4 @@ def test_the_check_speaks_chinese():
         result = check_first_below_half(wrong, lang="zh")
         assert not result and zh in result.message and str(result).startswith("尚未通过")
         result = check_first_below_half(wrong)
-        assert not result and en in result.message and not chinese(result.message)
+        assert not result and en in result.message and not has_chinese(result.message)

@@ -5,15 +5,10 @@ import numpy as np
 import pytest
 
 import rope_lib
-from glyphs import missing_glyphs
+from glyphs import has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_longrope_frequencies
-from rope_lib.teach.language import is_han
 from rope_lib.teach.plotting.rope_variants import VARIANTS, plot_layer_schedule, plot_variant_wavelengths, variant_frequencies
 from rope_lib.teach.widgets.rope_variants import variant_explorer
-
-
-def has_han(words: str) -> bool:
-    return any(is_han(c) for c in words)
 
 
 def longrope_frequencies(d, base, short_factor, long_factor, seq_len, original_max_len):
@@ -25,11 +20,11 @@ def longrope_frequencies(d, base, short_factor, long_factor, seq_len, original_m
 def test_the_wavelength_figure_in_chinese(variant):
     fig = plot_variant_wavelengths(variant, 128, 8192, lang="zh")
     ax = fig.axes[0]
-    assert has_han(fig.alt_text) and has_han(ax.get_xlabel()) and has_han(ax.get_ylabel())
+    assert has_chinese(fig.alt_text) and has_chinese(ax.get_xlabel()) and has_chinese(ax.get_ylabel())
     assert ax.get_legend().get_texts()[0].get_text() == "标准 RoPE"
     assert missing_glyphs(fig) == []
     english = plot_variant_wavelengths(variant, 128, 8192)
-    assert not has_han(english.alt_text) and english.axes[0].get_xlabel() == "pair index i (fast → slow)"
+    assert not has_chinese(english.alt_text) and english.axes[0].get_xlabel() == "pair index i (fast → slow)"
     assert missing_glyphs(english) == []
 
 
@@ -39,19 +34,19 @@ def test_the_chinese_figures_say_what_they_show():
     assert "短因子组" in variant_frequencies("longrope", 64, 4096, lang="zh")[1]
     assert "长因子组" in variant_frequencies("longrope", 64, 4097, lang="zh")[1]
     schedule = plot_layer_schedule(48, 4, lang="zh")
-    assert "12 个 NoPE 层" in schedule.alt_text and has_han(schedule.axes[0].get_xlabel())
+    assert "12 个 NoPE 层" in schedule.alt_text and has_chinese(schedule.axes[0].get_xlabel())
     assert missing_glyphs(schedule) == [] and missing_glyphs(plot_layer_schedule(48, 4)) == []
 
 
 def test_the_interactive_figure_in_chinese():
     widget = variant_explorer(lang="zh")
-    assert widget.lang == "zh" and all(has_han(c.label) for c in widget.controls)
+    assert widget.lang == "zh" and all(has_chinese(c.label) for c in widget.controls)
     assert [widget.controls[0].fmt(v) for v in widget.controls[0].values][-1] == "LongRoPE（示例因子组）"
-    assert has_han(widget.figure().alt_text) and "在线版中可交互" in widget.print_caption()
+    assert has_chinese(widget.figure().alt_text) and "在线版中可交互" in widget.print_caption()
     assert missing_glyphs(widget.figure(variant="p0.75", d=64, seq_len=131072)) == []
     english = variant_explorer()
     assert [c.label for c in english.controls] == ["variant", "head dimension d", "current length T"]
-    assert not has_han(english.print_caption())
+    assert not has_chinese(english.print_caption())
 
 
 def test_the_longrope_check_speaks_chinese():
@@ -76,7 +71,7 @@ def test_the_longrope_check_speaks_chinese():
         result = check_longrope_frequencies(wrong, lang="zh")
         assert not result and all(w in result.message for w in words) and "尚未通过" in str(result), result.message
         english = check_longrope_frequencies(wrong)
-        assert not english and not has_han(english.message), english.message
+        assert not english and not has_chinese(english.message), english.message
 
 
 @pytest.mark.parametrize("call", [

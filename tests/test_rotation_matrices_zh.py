@@ -4,15 +4,11 @@ reader's language (English by default, unchanged), draw every Chinese glyph, and
 import numpy as np
 import pytest
 
-from glyphs import missing_glyphs
+from glyphs import has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_rotate
-from rope_lib.teach.language import is_han, word_count
+from rope_lib.teach.language import word_count
 from rope_lib.teach.plotting import plot_rotated_query_key, plot_rotation_composition
 from rope_lib.teach.widgets.rotations import rotation_shift_widget
-
-
-def has_han(words: str) -> bool:
-    return any(is_han(c) for c in words)
 
 
 FIGURES = {
@@ -25,10 +21,10 @@ FIGURES = {
 def test_a_chinese_figure_has_chinese_words_and_every_glyph(name):
     fig = FIGURES[name]("zh")
     (ax,) = fig.axes
-    assert has_han(fig.alt_text) and word_count(fig.alt_text) >= 25, fig.alt_text
+    assert has_chinese(fig.alt_text) and word_count(fig.alt_text) >= 25, fig.alt_text
     assert "$" not in fig.alt_text
     for words in (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()):
-        assert has_han(words), words
+        assert has_chinese(words), words
     assert missing_glyphs(fig) == []
 
 
@@ -37,7 +33,7 @@ def test_an_english_figure_is_unchanged_and_has_no_chinese(name):
     fig = FIGURES[name]("en")
     (ax,) = fig.axes
     assert ax.get_xlabel() == "first coordinate" and ax.get_ylabel() == "second coordinate"
-    assert not has_han(fig.alt_text) and not has_han(ax.get_title())
+    assert not has_chinese(fig.alt_text) and not has_chinese(ax.get_title())
     assert missing_glyphs(fig) == []
 
 
@@ -58,10 +54,10 @@ def test_the_chinese_widget_labels_its_sliders_and_frames_in_chinese():
     widget = rotation_shift_widget(lang="zh")
     assert widget.lang == "zh"
     assert [c.name for c in widget.controls] == [c.name for c in rotation_shift_widget().controls]
-    assert all(has_han(c.label) for c in widget.controls if c.name != "theta")
-    assert has_han(widget.print_caption())
+    assert all(has_chinese(c.label) for c in widget.controls if c.name != "theta")
+    assert has_chinese(widget.print_caption())
     fig = widget.figure(**widget.defaults())
-    assert has_han(fig.axes[0].get_title()) and missing_glyphs(fig) == []
+    assert has_chinese(fig.axes[0].get_title()) and missing_glyphs(fig) == []
     english = rotation_shift_widget()
     assert [c.label for c in english.controls] == ["query position m", "key position n", "θ", "shift both by s"]
 
@@ -86,7 +82,7 @@ def test_the_success_message_in_each_language():
     en, zh = check_rotate(rotate), check_rotate(rotate, lang="zh")
     assert en and zh
     assert en.message == "rotate matches rope_lib.rotation_matrix_2d on 22 vectors and angles and on 5 fresh random ones."
-    assert has_han(zh.message) and "rope_lib.rotation_matrix_2d" in zh.message and str(zh).startswith("通过")
+    assert has_chinese(zh.message) and "rope_lib.rotation_matrix_2d" in zh.message and str(zh).startswith("通过")
 
 
 MISTAKES = {
@@ -103,5 +99,5 @@ def test_each_hint_in_each_language(mistake):
     answer, english, chinese = MISTAKES[mistake]
     en, zh = check_rotate(answer), check_rotate(answer, lang="zh")
     assert not en and not zh
-    assert english in en.message and not has_han(en.message) and str(en).startswith("NOT YET")
+    assert english in en.message and not has_chinese(en.message) and str(en).startswith("NOT YET")
     assert chinese in zh.message and str(zh).startswith("尚未通过")

@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 
 import rope_lib
-from glyphs import missing_glyphs
+from glyphs import drawn_words, has_chinese, missing_glyphs
 from rope_lib.teach import projection
 from rope_lib.teach.exercises import check_walk_encoding
-from rope_lib.teach.language import is_han
 from rope_lib.teach.plotting.sinusoidal import plot_absolute_scores_under_shift, plot_sinusoidal_encoding, plot_sinusoidal_pair
 from rope_lib.teach.widgets.sinusoidal import sinusoidal_pair_widget
 
@@ -29,33 +28,19 @@ FIGURES = {
 }
 
 
-def chinese(words: str) -> bool:
-    return any(is_han(c) for c in words)
-
-
-def visible_words(fig) -> list[str]:
-    """Titles, axis labels and legend entries of every axes of the figure (the colour bar's too)."""
-    found = []
-    for ax in fig.axes:
-        found += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
-        if ax.get_legend() is not None:
-            found += [t.get_text() for t in ax.get_legend().get_texts()]
-    return [w for w in found if w]
-
-
 @pytest.mark.parametrize("name", FIGURES)
 def test_chinese_figures_have_chinese_words_and_every_glyph(name):
     fig = FIGURES[name]("zh")
-    assert chinese(fig.alt_text), fig.alt_text
-    assert chinese(fig.axes[0].get_title()) or chinese(fig.axes[0].get_xlabel()), visible_words(fig)
-    assert not any("$" in w and chinese(w) for w in visible_words(fig))  # mathtext has no CJK fallback
+    assert has_chinese(fig.alt_text), fig.alt_text
+    assert has_chinese(fig.axes[0].get_title()) or has_chinese(fig.axes[0].get_xlabel()), drawn_words(fig)
+    assert not any("$" in w and has_chinese(w) for w in drawn_words(fig))  # mathtext has no CJK fallback
     assert missing_glyphs(fig) == []
 
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_english_figures_stay_english_and_keep_their_numbers(name):
     en, zh = FIGURES[name]("en"), FIGURES[name]("zh")
-    assert not chinese(en.alt_text) and not any(chinese(w) for w in visible_words(en))
+    assert not has_chinese(en.alt_text) and not any(has_chinese(w) for w in drawn_words(en))
     assert missing_glyphs(en) == []
     numbers = lambda words: set(re.findall(r"\d+(?:\.\d+)?", words))
     assert numbers(en.alt_text) == numbers(zh.alt_text)
@@ -74,7 +59,7 @@ def test_the_pair_title_keeps_its_math_in_english_and_its_unicode_in_chinese():
 
 def test_the_widget_labels_its_controls_in_chinese():
     widget = sinusoidal_pair_widget(lang="zh")
-    assert widget.lang == "zh" and all(chinese(c.label) for c in widget.controls)
+    assert widget.lang == "zh" and all(has_chinese(c.label) for c in widget.controls)
     assert [c.label for c in sinusoidal_pair_widget().controls] == ["position m", "pair t"]
 
 
@@ -124,7 +109,7 @@ def drifting(seq_len, d):
 ], ids=["swapped", "direction", "frequencies", "off-by-one", "float32", "shape", "drift", "row-0"])
 def test_each_hint_in_both_languages(wrong, en, zh):
     english, in_chinese = check_walk_encoding(wrong), check_walk_encoding(wrong, lang="zh")
-    assert not english and en in english.message and not chinese(english.message), english.message
+    assert not english and en in english.message and not has_chinese(english.message), english.message
     assert not in_chinese and zh in in_chinese.message, in_chinese.message
     assert str(in_chinese).startswith("尚未通过")
 

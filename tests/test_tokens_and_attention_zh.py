@@ -4,10 +4,9 @@ draw every glyph, keep their English by default, and refuse a language the book 
 import numpy as np
 import pytest
 
-from glyphs import missing_glyphs
+from glyphs import has_chinese, missing_glyphs
 from rope_lib import teach
 from rope_lib.teach.exercises import check_attention_by_hand
-from rope_lib.teach.language import is_han
 from rope_lib.teach.plotting.attention_weights import plot_attention_matrix, plot_attention_weights
 from rope_lib.teach.widgets.attention_weights import attention_weights_widget
 
@@ -19,10 +18,6 @@ def sentence():
     return tokens, weights
 
 
-def has_han(words: str) -> bool:
-    return any(is_han(c) for c in words)
-
-
 def labels(fig) -> list[str]:
     ax = fig.axes[0]
     return [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
@@ -32,7 +27,7 @@ def test_the_chinese_figures_are_in_chinese_and_draw_every_glyph():
     tokens, weights = sentence()
     bars, heatmap = plot_attention_weights(tokens, weights, 2, lang="zh"), plot_attention_matrix(tokens, weights, lang="zh")
     for fig in (bars, heatmap):
-        assert has_han(fig.alt_text) and all(has_han(w) for w in labels(fig)) and missing_glyphs(fig) == []
+        assert has_chinese(fig.alt_text) and all(has_chinese(w) for w in labels(fig)) and missing_glyphs(fig) == []
         assert not any("$" in w for w in labels(fig))  # mathtext has no Chinese glyphs
     assert labels(bars) == ["查询 2：'sat'", "键词元 n", "权重 a₂,ₙ"]
     assert labels(heatmap) == ["注意力权重 aₘ,ₙ", "键词元 n", "查询词元 m"]
@@ -44,7 +39,7 @@ def test_the_english_figures_keep_their_words():
     bars, heatmap = plot_attention_weights(tokens, weights, 2), plot_attention_matrix(tokens, weights)
     assert labels(bars) == ["query 2: 'sat'", "key token n", "weight $a_{2,n}$"]
     assert labels(heatmap) == ["attention weights $a_{m,n}$", "key token n", "query token m"]
-    assert not has_han(bars.alt_text + heatmap.alt_text) and missing_glyphs(bars) == [] == missing_glyphs(heatmap)
+    assert not has_chinese(bars.alt_text + heatmap.alt_text) and missing_glyphs(bars) == [] == missing_glyphs(heatmap)
 
 
 def test_the_widget_speaks_chinese():

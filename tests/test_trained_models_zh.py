@@ -4,9 +4,8 @@ draw every glyph, keep their English by default, and refuse a language the book 
 import numpy as np
 import pytest
 
-from glyphs import missing_glyphs
+from glyphs import drawn_words, has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_offset_weight
-from rope_lib.teach.language import is_han
 from rope_lib.teach.plotting.trained_models import (
     encoding_name,
     plot_attention_map,
@@ -27,40 +26,23 @@ def figures(lang):
             plot_attention_map(offset_maps(), 1, 2, offset=2, lang=lang)]
 
 
-def words_of(fig) -> list[str]:
-    """Every title, axis label, tick label, legend entry and colorbar label of a figure."""
-    found = []
-    for ax in fig.axes:
-        found += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
-        found += [t.get_text() for t in ax.get_xticklabels()]
-        if ax.get_legend():
-            found += [t.get_text() for t in ax.get_legend().get_texts()]
-    for legend in fig.legends:
-        found += [t.get_text() for t in legend.get_texts()]
-    return [w for w in found if w]
-
-
-def has_han(words: str) -> bool:
-    return any(is_han(c) for c in words)
-
-
 def test_the_chinese_figures_are_in_chinese_and_draw_every_glyph():
     for fig in figures("zh"):
-        assert has_han(fig.alt_text) and missing_glyphs(fig) == []
-        shown = words_of(fig)
-        assert any(has_han(w) for w in shown)
-        assert not any("$" in w and has_han(w) for w in shown)  # mathtext has no Chinese glyphs
+        assert has_chinese(fig.alt_text) and missing_glyphs(fig) == []
+        shown = drawn_words(fig)
+        assert any(has_chinese(w) for w in shown)
+        assert not any("$" in w and has_chinese(w) for w in shown)  # mathtext has no Chinese glyphs
     loss, learning, length, probe, attention = figures("zh")
     assert loss.axes[0].get_xlabel() == "训练步数" and "从 3.00 开始，最后为 0.125" in loss.alt_text
-    assert "NoPE" in words_of(learning) and "NoPE在复制任务上 0.5" in learning.alt_text
+    assert "NoPE" in drawn_words(learning) and "NoPE在复制任务上 0.5" in learning.alt_text
     assert length.axes[0].get_xlabel() == "长度 / 训练长度" and "RoPE + YaRN 0.23" in length.alt_text
-    assert "RoPE：0.80" in probe.alt_text and any("往前" in w for w in words_of(probe))
+    assert "RoPE：0.80" in probe.alt_text and any("往前" in w for w in drawn_words(probe))
     assert attention.axes[0].get_title() == "第 1 层，第 2 个头" and "平均把 1.00 的权重" in attention.alt_text
 
 
 def test_the_english_figures_keep_their_words():
     for fig in figures("en"):
-        assert not has_han(fig.alt_text) and not any(has_han(w) for w in words_of(fig)) and missing_glyphs(fig) == []
+        assert not has_chinese(fig.alt_text) and not any(has_chinese(w) for w in drawn_words(fig)) and missing_glyphs(fig) == []
     assert figures("en")[4].axes[0].get_title() == "layer 1, head 2"
     assert encoding_name("sinusoidal") == "sinusoidal" and encoding_name("sinusoidal", lang="zh") == "正弦编码"
 

@@ -6,9 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from glyphs import missing_glyphs
+from glyphs import drawn_words, has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_b_m
-from rope_lib.teach.language import is_han
 from rope_lib.teach.plotting.phasors import plot_phasor_sum
 from rope_lib.teach.plotting.relative_bias import plot_relative_biases
 from rope_lib.teach.plotting.why_rope_works import (
@@ -38,29 +37,20 @@ FIGURES = {
 }
 
 
-def words_of(fig) -> list[str]:
-    """Every piece of text drawn on the figure: titles, axis labels, legend entries, annotations, colour bar labels."""
-    return [t.get_text() for t in fig.findobj(lambda artist: hasattr(artist, "get_text")) if t.get_text()]
-
-
-def has_han(words: str) -> bool:
-    return any(is_han(c) for c in words)
-
-
 @pytest.mark.parametrize("name", FIGURES)
 def test_chinese_figure_has_chinese_words_and_every_glyph(name):
     fig = FIGURES[name]("zh")
-    assert has_han(fig.alt_text)
-    texts = words_of(fig)
-    assert any(has_han(t) for t in texts), texts
-    assert not any("$" in t and has_han(t) for t in texts), "mathtext has no font fallback for Chinese"
+    assert has_chinese(fig.alt_text)
+    texts = drawn_words(fig)
+    assert any(has_chinese(t) for t in texts), texts
+    assert not any("$" in t and has_chinese(t) for t in texts), "mathtext has no font fallback for Chinese"
     assert missing_glyphs(fig) == []
 
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_english_figure_is_unchanged_by_default(name):
     fig = FIGURES[name]("en")
-    assert not has_han(fig.alt_text) and not any(has_han(t) for t in words_of(fig))
+    assert not has_chinese(fig.alt_text) and not any(has_chinese(t) for t in drawn_words(fig))
     assert missing_glyphs(fig) == []
 
 
@@ -109,7 +99,7 @@ def test_check_b_m_speaks_chinese(capsys):
     }
     for name, (function, zh, en) in wrong.items():
         chinese, english = check_b_m(function, lang="zh"), check_b_m(function)
-        assert not chinese and zh in chinese.message and has_han(chinese.message), (name, chinese.message)
-        assert not english and en in english.message and not has_han(english.message), (name, english.message)
+        assert not chinese and zh in chinese.message and has_chinese(chinese.message), (name, chinese.message)
+        assert not english and en in english.message and not has_chinese(english.message), (name, english.message)
     with pytest.raises(ValueError, match="lang"):
         check_b_m(b_m, lang="fr")
