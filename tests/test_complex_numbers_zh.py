@@ -11,6 +11,7 @@ from rope_lib.teach.exercises import check_terms_needed
 from rope_lib.teach.language import word_count
 from rope_lib.teach.plotting.complex_plane import plot_complex_product, plot_complex_rotation, plot_euler_partial_sums
 from rope_lib.teach.widgets.complex_plane import complex_rotation_widget
+from test_exercises import terms_needed
 
 FIGURES = {
     "plot_complex_product": lambda lang: plot_complex_product(1.5 + 0.5j, 0.4 + 0.9j, lang=lang),
@@ -58,15 +59,6 @@ def test_the_chinese_rotation_widget():
 def test_another_language_is_refused(make):
     with pytest.raises(ValueError, match="lang"):
         make("fr")
-
-
-def terms_needed(x, tol, count_terms=False, real_only=False):
-    target, total, k = complex(math.cos(x), math.sin(x)), 0j, 0
-    while True:
-        total += (1j * x) ** k / math.factorial(k)
-        if (abs(total.real - target.real) if real_only else abs(total - target)) < tol:
-            return k + 1 if count_terms else k
-        k += 1
 
 
 def test_the_check_speaks_chinese():

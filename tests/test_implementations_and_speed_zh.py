@@ -9,12 +9,9 @@ from rope_lib.teach.exercises import check_bf16_position_error
 from rope_lib.teach.plotting import plot_speed
 from rope_lib.teach.speed_report import load_report
 from paths import ROOT
+from test_exercises import bf16_position_error
 
 REPORT = load_report(ROOT / "book" / "data" / "bench_cpu.json")
-
-
-def bf16_position_error(n):
-    return (torch.arange(n, dtype=torch.bfloat16).double() - torch.arange(n)).abs().max().item()
 
 
 def test_the_speed_figure_in_chinese():

@@ -21,6 +21,7 @@ from rope_lib.teach.plotting.context_extension import (
     plot_similarity_vs_distance,
 )
 from rope_lib.teach.widgets.context_extension import context_extension_explorer
+from test_exercises import rotate_cache
 
 def gaps(lang):
     """The chapter's measured gaps, labelled as the chapter of that language labels them."""
@@ -82,10 +83,6 @@ def test_the_explorer_labels_its_controls_in_chinese():
     (method,) = [c for c in widget.controls if c.name == "method"]
     assert [method.fmt(m) for m in method.values] == [METHOD_NAMES_ZH[m] for m in method.values]
     assert [c.label for c in context_extension_explorer().controls] == ["rule", "factor s"]
-
-
-def rotate_cache(keys, start, freqs):
-    return rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), inv_freq=freqs)
 
 
 def test_the_check_speaks_chinese_with_lang_zh():

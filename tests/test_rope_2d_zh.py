@@ -1,8 +1,6 @@
 """Chapter "RoPE in two dimensions" in both languages: its figure, widget and check speak Chinese with lang="zh",
 draw every glyph, keep their English by default, and refuse an unknown language."""
 
-import cmath
-
 import pytest
 from glyphs import drawn_words, has_chinese, missing_glyphs
 
@@ -10,10 +8,7 @@ from rope_lib.teach.exercises import check_score_complex
 from rope_lib.teach.language import word_count
 from rope_lib.teach.plotting.rope_2d import plot_rope_2d
 from rope_lib.teach.widgets.rope_2d import rope_2d_widget
-
-
-def score_complex(q, k, m, n, theta):
-    return (complex(*q) * complex(*k).conjugate() * cmath.exp(1j * (m - n) * theta)).real
+from test_exercises import score_complex
 
 
 def flipped(q, k, m, n, theta):

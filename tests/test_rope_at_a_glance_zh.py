@@ -9,6 +9,7 @@ from rope_lib import rotary_matrix
 from rope_lib.teach.exercises import check_rope_pairs
 from rope_lib.teach.plotting.scores import plot_score_grid
 from rope_lib.teach.widgets.frequencies import wavelength_explorer
+from test_exercises import rope_pairs
 
 RNG = np.random.default_rng(0)
 Q, K = RNG.standard_normal(16), RNG.standard_normal(16)
@@ -55,15 +56,6 @@ def test_wavelength_explorer_labels_its_controls_and_caption_in_chinese():
     assert widget.print_caption().startswith("在线版中可交互") and "波长" in widget.figure().alt_text
     assert [c.label for c in wavelength_explorer().controls] == ["head dimension d", "base"]
     assert wavelength_explorer().figure().alt_text.startswith("Line chart on a logarithmic vertical axis")
-
-
-def rope_pairs(x, m, base=10000.0):
-    d = len(x)
-    a = m * base ** (-np.arange(0, d, 2) / d)
-    out = np.empty_like(x)
-    out[0::2] = x[0::2] * np.cos(a) - x[1::2] * np.sin(a)
-    out[1::2] = x[1::2] * np.cos(a) + x[0::2] * np.sin(a)
-    return out
 
 
 def test_check_rope_pairs_speaks_chinese(capsys):

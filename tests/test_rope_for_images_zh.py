@@ -1,7 +1,6 @@
 """Chapter "RoPE for images and video" in both languages: its figures, widget and check speak Chinese with
 lang="zh", draw every glyph, keep their English by default, and refuse an unknown language."""
 
-import numpy as np
 import pytest
 from glyphs import drawn_words, has_chinese, missing_glyphs
 
@@ -9,18 +8,9 @@ from rope_lib.teach.exercises import check_axial_rotate
 from rope_lib.teach.language import word_count
 from rope_lib.teach.plotting.image_positions import kind_name, plot_mrope_positions, plot_patch_scores, rule_name
 from rope_lib.teach.widgets.image_positions import patch_score_widget
+from test_exercises import axial_rotate
 
 SEQUENCE = [("text", 4), ("image", (3, 4)), ("text", 4)]
-
-
-def axial_rotate(x, h, w):
-    d = len(x)
-    theta = 100.0 ** (-4 * np.arange(d // 4) / d)
-    angle = np.concatenate([h * theta, w * theta])
-    out = np.empty(d)
-    out[0::2] = x[0::2] * np.cos(angle) - x[1::2] * np.sin(angle)
-    out[1::2] = x[1::2] * np.cos(angle) + x[0::2] * np.sin(angle)
-    return out
 
 
 @pytest.mark.parametrize("rule", ["axial", "diagonal"])

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from glyphs import drawn_words, has_chinese, missing_glyphs
-from rope_lib.teach import decay
 from rope_lib.teach.exercises import check_first_below_half
 from rope_lib.teach.language import word_count
 from rope_lib.teach.plotting.decay import plot_relative_upper_bound
 from rope_lib.teach.plotting.rope_nd import plot_clock, plot_pair_rotations, plot_rotary_matrix
 from rope_lib.teach.widgets.rope_nd import clock_widget
+from test_exercises import first_below_half
 
 X = np.array([1.0, 0.0, 0.8, 0.6, 0.0, 1.0, -0.6, 0.8])
 FIGURES = {
@@ -58,11 +58,6 @@ def test_the_chinese_clock_widget():
 def test_another_language_is_refused(make):
     with pytest.raises(ValueError, match="lang"):
         make("fr")
-
-
-def first_below_half(d, base, far=4096):
-    curve = decay.relative_upper_bound(np.arange(far + 1), d, base)
-    return int(np.argmax(curve < curve[0] / 2))
 
 
 def test_the_check_speaks_chinese():

@@ -9,11 +9,7 @@ from glyphs import has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_longrope_frequencies
 from rope_lib.teach.plotting.rope_variants import VARIANTS, plot_layer_schedule, plot_variant_wavelengths, variant_frequencies
 from rope_lib.teach.widgets.rope_variants import variant_explorer
-
-
-def longrope_frequencies(d, base, short_factor, long_factor, seq_len, original_max_len):
-    factors = long_factor if seq_len > original_max_len else short_factor
-    return rope_lib.inv_freq(d, base) / np.array(factors)
+from test_exercises import longrope_frequencies
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

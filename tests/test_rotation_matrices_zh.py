@@ -9,6 +9,7 @@ from rope_lib.teach.exercises import check_rotate
 from rope_lib.teach.language import word_count
 from rope_lib.teach.plotting import plot_rotated_query_key, plot_rotation_composition
 from rope_lib.teach.widgets.rotations import rotation_shift_widget
+from test_exercises import rotate
 
 
 FIGURES = {
@@ -71,11 +72,6 @@ def test_the_chinese_widget_labels_its_sliders_and_frames_in_chinese():
 def test_an_unknown_language_is_refused(call):
     with pytest.raises(ValueError, match="lang"):
         call()
-
-
-def rotate(vec, angle):
-    z = complex(vec[0], vec[1]) * np.exp(1j * angle)
-    return np.array([z.real, z.imag])
 
 
 def test_the_success_message_in_each_language():

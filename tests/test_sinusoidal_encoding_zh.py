@@ -12,6 +12,7 @@ from rope_lib.teach import projection
 from rope_lib.teach.exercises import check_walk_encoding
 from rope_lib.teach.plotting.sinusoidal import plot_absolute_scores_under_shift, plot_sinusoidal_encoding, plot_sinusoidal_pair
 from rope_lib.teach.widgets.sinusoidal import sinusoidal_pair_widget
+from test_exercises import walk_encoding
 
 
 def shifted_scores(lang):
@@ -61,14 +62,6 @@ def test_the_widget_labels_its_controls_in_chinese():
     widget = sinusoidal_pair_widget(lang="zh")
     assert widget.lang == "zh" and all(has_chinese(c.label) for c in widget.controls)
     assert [c.label for c in sinusoidal_pair_widget().controls] == ["position m", "pair t"]
-
-
-def walk_encoding(seq_len, d, step_position=-1):
-    step = rope_lib.rotary_matrix(step_position, d)
-    rows = [rope_lib.sinusoidal_position(0, d)]
-    for _ in range(seq_len - 1):
-        rows.append(step @ rows[-1])
-    return np.array(rows)
 
 
 def test_the_check_speaks_chinese_with_lang_zh():

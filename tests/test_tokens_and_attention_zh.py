@@ -1,7 +1,6 @@
 """Chapter "Tokens and attention" in both languages: its figures, widget and check speak Chinese with lang="zh",
 draw every glyph, keep their English by default, and refuse a language the book is not written in."""
 
-import numpy as np
 import pytest
 
 from glyphs import has_chinese, missing_glyphs
@@ -9,6 +8,7 @@ from rope_lib import teach
 from rope_lib.teach.exercises import check_attention_by_hand
 from rope_lib.teach.plotting.attention_weights import plot_attention_matrix, plot_attention_weights
 from rope_lib.teach.widgets.attention_weights import attention_weights_widget
+from test_exercises import attention_by_hand
 
 
 def sentence():
@@ -49,11 +49,6 @@ def test_the_widget_speaks_chinese():
     fig = widget.figure(query=3)
     assert fig.axes[0].get_title() == "查询 3：'on'" and missing_glyphs(fig) == []
     assert attention_weights_widget(tokens, weights).controls[0].label == "query token m"
-
-
-def attention_by_hand(x, w_q, w_k, w_v, scale=True):
-    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
-    return teach.attention_outputs(teach.softmax(q @ k.T / (np.sqrt(len(w_q)) if scale else 1.0)), v)
 
 
 def test_the_check_speaks_both_languages():

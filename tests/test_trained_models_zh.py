@@ -17,6 +17,7 @@ from rope_lib.teach.plotting.trained_models import (
 from rope_lib.teach.widgets.trained_models import attention_map_widget
 from test_experiment_report import report
 from test_trained_models_figures import offset_maps
+from test_exercises import offset_weight
 
 
 def figures(lang):
@@ -53,11 +54,6 @@ def test_the_widget_speaks_chinese():
     fig = widget.figure(layer=0, head=1)
     assert fig.axes[0].get_title() == "第 0 层，第 1 个头" and missing_glyphs(fig) == []
     assert [c.label for c in attention_map_widget(offset_maps()).controls] == ["layer", "head"]
-
-
-def offset_weight(weights, offset):
-    t = np.arange(offset, len(weights))
-    return weights[t, t - offset].mean()
 
 
 def summed(weights, offset):

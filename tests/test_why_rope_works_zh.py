@@ -19,6 +19,7 @@ from rope_lib.teach.plotting.why_rope_works import (
 )
 from rope_lib.teach.widgets.phasors import phasor_widget
 from rope_lib.teach.widgets.relative_bias import relative_bias_widget
+from test_exercises import b_m
 
 Q = np.random.default_rng(0).standard_normal(128)
 LENGTHS = [4096, 8192, 16384]
@@ -77,10 +78,6 @@ def test_widgets_label_their_controls_and_caption_in_chinese():
     assert math.prod(len(c.values) for c in relative_bias_widget(lang="zh").controls) == 16
     frame = relative_bias_widget(lang="zh").figure(head=8, max_distance=64)
     assert "第 8 个头" in frame.alt_text
-
-
-def b_m(m, d, base):
-    return sum(math.cos(m * base ** (-2 * i / d)) for i in range(d // 2))
 
 
 def test_check_b_m_speaks_chinese(capsys):
