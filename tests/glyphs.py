@@ -1,6 +1,6 @@
-"""What the tests of the Chinese edition's figures share: the words a figure draws, whether words are Chinese, and
+"""What the tests of the Chinese edition's figures share: the words a figure draws, whether words are Chinese,
 drawing a figure while catching every glyph matplotlib could not find (the UserWarning of ordinary text and the log
-message of mathtext, which has no font fallback)."""
+message of mathtext, which has no font fallback), and the checks every figure of each language passes."""
 
 import logging
 import warnings
@@ -42,3 +42,20 @@ def missing_glyphs(figure) -> list[str]:
         logger.removeHandler(handler)
     said = [str(w.message) for w in caught] + handler.messages
     return [message for message in said if "glyph" in message.lower()]
+
+
+def assert_chinese_figure(figure) -> None:
+    """A figure of the Chinese edition: its alt text and some of the words it draws are Chinese, no string puts
+    Chinese inside mathtext's $…$ (which has no font for it), and every glyph is drawn."""
+    words = drawn_words(figure)
+    assert has_chinese(figure.alt_text), figure.alt_text
+    assert any(has_chinese(w) for w in words), words
+    assert not [w for w in [figure.alt_text, *words] if "$" in w and has_chinese(w)]
+    assert missing_glyphs(figure) == []
+
+
+def assert_english_figure(figure) -> None:
+    """A figure of the English edition: no Chinese in its alt text or in the words it draws, and every glyph drawn."""
+    found = [w for w in [figure.alt_text, *drawn_words(figure)] if has_chinese(w)]
+    assert not found, found
+    assert missing_glyphs(figure) == []

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import rope_lib
-from glyphs import drawn_words, has_chinese, missing_glyphs
+from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
 from rope_lib.teach.exercises import check_rotate_cache
 from rope_lib.teach.plotting.context_extension import (
     METHOD_NAMES,
@@ -41,19 +41,12 @@ FIGURES = {
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_chinese_figures_have_chinese_words_and_every_glyph(name):
-    fig = FIGURES[name]("zh")
-    assert has_chinese(fig.alt_text), fig.alt_text
-    assert any(has_chinese(w) for w in drawn_words(fig)), drawn_words(fig)
-    assert not any("$" in w and has_chinese(w) for w in drawn_words(fig))  # mathtext has no CJK fallback
-    assert missing_glyphs(fig) == []
+    assert_chinese_figure(FIGURES[name]("zh"))
 
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_english_figures_stay_english(name):
-    fig = FIGURES[name]("en")
-    assert not has_chinese(fig.alt_text)
-    assert not any(has_chinese(w) for w in drawn_words(fig)), drawn_words(fig)
-    assert missing_glyphs(fig) == []
+    assert_english_figure(FIGURES[name]("en"))
 
 
 @pytest.mark.parametrize("name", FIGURES)

@@ -2,7 +2,7 @@
 draw every glyph, keep their English by default, and refuse an unknown language."""
 
 import pytest
-from glyphs import drawn_words, has_chinese, missing_glyphs
+from glyphs import assert_english_figure, drawn_words, has_chinese, missing_glyphs
 
 from rope_lib.teach.exercises import check_score_complex
 from rope_lib.teach.language import word_count
@@ -27,9 +27,8 @@ def test_the_figure_in_chinese_draws_every_glyph():
 
 def test_the_figure_keeps_its_english_by_default():
     fig = plot_rope_2d(3, 1, 0.35, 2)
-    assert not has_chinese(fig.alt_text) and not any(has_chinese(w) for w in drawn_words(fig))
+    assert_english_figure(fig)
     assert fig.axes[1].get_xlabel() == "key position n + s" and fig.alt_text.startswith("Two panels.")
-    assert missing_glyphs(fig) == []
     assert plot_rope_2d(3, 1, 0.35, 2, lang="en").alt_text == fig.alt_text
 
 

@@ -4,7 +4,7 @@ Chinese with lang="zh", draw every glyph, keep their English by default, and ref
 import numpy as np
 import pytest
 
-from glyphs import drawn_words, has_chinese, missing_glyphs
+from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
 from rope_lib import rotary_matrix
 from rope_lib.teach.exercises import check_rope_pairs
 from rope_lib.teach.plotting.scores import plot_score_grid
@@ -22,19 +22,12 @@ FIGURES = {
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_chinese_figure_has_chinese_words_and_every_glyph(name):
-    fig = FIGURES[name]("zh")
-    assert has_chinese(fig.alt_text)
-    texts = drawn_words(fig)
-    assert any(has_chinese(t) for t in texts), texts
-    assert not any("$" in t and has_chinese(t) for t in texts)
-    assert missing_glyphs(fig) == []
+    assert_chinese_figure(FIGURES[name]("zh"))
 
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_english_figure_is_unchanged_by_default(name):
-    fig = FIGURES[name]("en")
-    assert not has_chinese(fig.alt_text) and not any(has_chinese(t) for t in drawn_words(fig))
-    assert missing_glyphs(fig) == []
+    assert_english_figure(FIGURES[name]("en"))
 
 
 @pytest.mark.parametrize("name", FIGURES)

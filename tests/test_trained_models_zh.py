@@ -4,7 +4,7 @@ draw every glyph, keep their English by default, and refuse a language the book 
 import numpy as np
 import pytest
 
-from glyphs import drawn_words, has_chinese, missing_glyphs
+from glyphs import assert_chinese_figure, assert_english_figure, drawn_words, missing_glyphs
 from rope_lib.teach.exercises import check_offset_weight
 from rope_lib.teach.plotting.trained_models import (
     encoding_name,
@@ -29,10 +29,7 @@ def figures(lang):
 
 def test_the_chinese_figures_are_in_chinese_and_draw_every_glyph():
     for fig in figures("zh"):
-        assert has_chinese(fig.alt_text) and missing_glyphs(fig) == []
-        shown = drawn_words(fig)
-        assert any(has_chinese(w) for w in shown)
-        assert not any("$" in w and has_chinese(w) for w in shown)  # mathtext has no Chinese glyphs
+        assert_chinese_figure(fig)
     loss, learning, length, probe, attention = figures("zh")
     assert loss.axes[0].get_xlabel() == "训练步数" and "从 3.00 开始，最后为 0.125" in loss.alt_text
     assert "NoPE" in drawn_words(learning) and "NoPE在复制任务上 0.5" in learning.alt_text
@@ -43,7 +40,7 @@ def test_the_chinese_figures_are_in_chinese_and_draw_every_glyph():
 
 def test_the_english_figures_keep_their_words():
     for fig in figures("en"):
-        assert not has_chinese(fig.alt_text) and not any(has_chinese(w) for w in drawn_words(fig)) and missing_glyphs(fig) == []
+        assert_english_figure(fig)
     assert figures("en")[4].axes[0].get_title() == "layer 1, head 2"
     assert encoding_name("sinusoidal") == "sinusoidal" and encoding_name("sinusoidal", lang="zh") == "正弦编码"
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from glyphs import drawn_words, has_chinese, missing_glyphs
+from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
 from rope_lib.teach.exercises import check_b_m
 from rope_lib.teach.plotting.phasors import plot_phasor_sum
 from rope_lib.teach.plotting.relative_bias import plot_relative_biases
@@ -40,19 +40,12 @@ FIGURES = {
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_chinese_figure_has_chinese_words_and_every_glyph(name):
-    fig = FIGURES[name]("zh")
-    assert has_chinese(fig.alt_text)
-    texts = drawn_words(fig)
-    assert any(has_chinese(t) for t in texts), texts
-    assert not any("$" in t and has_chinese(t) for t in texts), "mathtext has no font fallback for Chinese"
-    assert missing_glyphs(fig) == []
+    assert_chinese_figure(FIGURES[name]("zh"))
 
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_english_figure_is_unchanged_by_default(name):
-    fig = FIGURES[name]("en")
-    assert not has_chinese(fig.alt_text) and not any(has_chinese(t) for t in drawn_words(fig))
-    assert missing_glyphs(fig) == []
+    assert_english_figure(FIGURES[name]("en"))
 
 
 def test_default_language_is_english():
