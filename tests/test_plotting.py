@@ -364,3 +364,10 @@ def test_the_why_rope_works_widgets_share_one_page_budget():
     """The chapter holds two interactive figures beside its static ones: together they keep the page light."""
     for widget in (phasors_of_one_query(), relative_bias_widget()):
         assert math.prod(len(c.values) for c in widget.controls) <= MAX_FRAMES // 2
+
+
+def test_an_index_in_subscripts_for_a_chinese_label():
+    """Chinese labels cannot use mathtext, so their indices are Unicode subscripts: digits, m and n."""
+    from rope_lib.teach.plotting.style import subscript
+
+    assert subscript(12) == "₁₂" and subscript("m,n") == "ₘ,ₙ" and subscript("2,n") == "₂,ₙ"

@@ -6,15 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..language import require_language, text
-from .style import SEQUENTIAL_CMAP, new_figure, series_style
-
-
-_SUBSCRIPTS = str.maketrans("0123456789mn", "₀₁₂₃₄₅₆₇₈₉ₘₙ")
-
-
-def _subscript(index: str) -> str:
-    """An index written as Unicode subscripts, for a label that holds Chinese (mathtext has no Chinese glyphs)."""
-    return index.translate(_SUBSCRIPTS)
+from .style import SEQUENTIAL_CMAP, new_figure, series_style, subscript
 
 
 def _check_weights(tokens, weights) -> np.ndarray:
@@ -52,7 +44,7 @@ def plot_attention_weights(tokens, weights, query: int, *, lang: str = "en") -> 
     ax.set_xticks(np.arange(len(tokens)), [f"{i}:{t}" for i, t in enumerate(tokens)], rotation=45, ha="right", fontsize=8)
     ax.set_ylim(0, max(0.5, row.max() * 1.15))
     ax.set_xlabel(text(lang, en="key token n", zh="键词元 n"))
-    ax.set_ylabel(text(lang, en=f"weight $a_{{{query},n}}$", zh=f"权重 a{_subscript(f'{query},n')}"))
+    ax.set_ylabel(text(lang, en=f"weight $a_{{{query},n}}$", zh=f"权重 a{subscript(f'{query},n')}"))
     ax.set_title(text(lang, en=f"query {query}: '{tokens[query]}'", zh=f"查询 {query}：'{tokens[query]}'"))
     ax.grid(True, axis="y", alpha=0.3)
     return fig
@@ -80,6 +72,6 @@ def plot_attention_matrix(tokens, weights, *, lang: str = "en") -> Figure:
     ax.set_yticks(np.arange(len(weights)), labels[: len(weights)], fontsize=8)
     ax.set_xlabel(text(lang, en="key token n", zh="键词元 n"))
     ax.set_ylabel(text(lang, en="query token m", zh="查询词元 m"))
-    ax.set_title(text(lang, en="attention weights $a_{m,n}$", zh=f"注意力权重 a{_subscript('m,n')}"))
+    ax.set_title(text(lang, en="attention weights $a_{m,n}$", zh=f"注意力权重 a{subscript('m,n')}"))
     fig.colorbar(image, ax=ax, label=text(lang, en="weight", zh="权重"))
     return fig

@@ -9,12 +9,7 @@ from ...frequencies import DEFAULT_BASE, inv_freq, wavelengths
 from ...sinusoidal import absolute_position_score, sinusoidal_encoding, sinusoidal_pair, sinusoidal_position
 from ..language import require_language, text
 from .complex_plane import draw_unit_circle
-from .style import DIVERGING_CMAP, new_figure, series_style
-
-
-def _subscript(number: int) -> str:
-    """A whole number in Unicode subscript digits (ω₁₂): for text that cannot use mathtext."""
-    return str(number).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+from .style import DIVERGING_CMAP, new_figure, series_style, subscript
 
 
 def plot_sinusoidal_encoding(seq_len: int, d: int, base: float = DEFAULT_BASE, *, lang: str = "en") -> Figure:
@@ -76,7 +71,7 @@ def plot_sinusoidal_pair(m: int, t: int, d: int, base: float = DEFAULT_BASE, tra
     ax.set_xlabel(f"$p_{{m,{2 * t}}} = \\sin(m\\,\\omega_{t})$")
     ax.set_ylabel(f"$p_{{m,{2 * t + 1}}} = \\cos(m\\,\\omega_{t})$")
     # mathtext has no Chinese glyphs: the Chinese title writes ω in Unicode
-    ax.set_title(text(lang, en=f"pair t = {t}, $\\omega_{t}$ = {omega:.4g}, m = {m}", zh=f"第 t = {t} 对，ω{_subscript(t)} = {omega:.4g}，m = {m}"), fontsize=10)
+    ax.set_title(text(lang, en=f"pair t = {t}, $\\omega_{t}$ = {omega:.4g}, m = {m}", zh=f"第 t = {t} 对，ω{subscript(t)} = {omega:.4g}，m = {m}"), fontsize=10)
     ax.legend(loc="lower left", fontsize=8)
     return fig
 

@@ -28,6 +28,15 @@ Greek and symbols still come from the sans-serif font (DejaVu Sans), and only Ch
 if CJK_FONT not in matplotlib.rcParams["font.family"]:
     matplotlib.rcParams["font.family"] = [*matplotlib.rcParams["font.family"], CJK_FONT]
 
+SUBSCRIPTS = str.maketrans("0123456789mn", "₀₁₂₃₄₅₆₇₈₉ₘₙ")
+
+
+def subscript(index) -> str:
+    """An index (a number, or "m,n") in Unicode subscripts, ω₁₂ or aₘ,ₙ: for a label that holds Chinese, which cannot
+    use mathtext's $…$ (it has no Chinese glyphs)."""
+    return str(index).translate(SUBSCRIPTS)
+
+
 SEQUENTIAL_CMAP = "cividis"
 DIVERGING_CMAP = "PuOr"
 
