@@ -14,6 +14,8 @@ from pathlib import Path
 import jupytext
 import nbclient
 
+from rope_lib.teach.exercises.checking import NOT_YET
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "book" / "_ext"))
 import student_notebooks  # noqa: E402
 
@@ -24,13 +26,10 @@ def live_widgets(notebook) -> int:
     return sum(WIDGET_VIEW in output.get("data", {}) for cell in notebook.cells for output in cell.get("outputs", []))
 
 
-NOT_YET = ("NOT YET", "尚未通过")
-"""What a check prints on an answer that does not pass, in each edition."""
-
-
 def checks_not_yet(notebook) -> int:
+    """The check cells that printed NOT YET, in either edition's language."""
     return sum(
-        any(words in output.get("text", "") for words in NOT_YET)
+        any(words in output.get("text", "") for words in (NOT_YET.en, NOT_YET.zh))
         for cell in notebook.cells if student_notebooks.CHECK_TAG in cell.metadata.get("tags", [])
         for output in cell.get("outputs", [])
     )

@@ -14,9 +14,11 @@ import nbformat
 import pytest
 
 from paths import ROOT, chapters, chinese_chapters
+from rope_lib.teach.exercises.checking import NOT_YET
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import student_notebooks  # noqa: E402
+
 
 def source(chapter: str) -> str:
     return (ROOT / f"{chapter}.md").read_text()
@@ -44,10 +46,6 @@ def solution_lines_in(notebook, chapter: str) -> list[str]:
 
 def coding_exercises(chapter: str) -> list:
     return [e for e in student_notebooks.exercises_of(source(chapter)) if re.search(r"`check_\w+\(", e.text)]
-
-
-NOT_YET = {"en": "NOT YET", "zh": "尚未通过"}
-"""What a check prints first on an answer that does not pass, in each language."""
 
 
 @pytest.fixture(scope="module", params=chapters() + chinese_chapters())
@@ -114,7 +112,7 @@ def test_each_check_reports_not_yet_on_the_empty_answer(edition):
             exec("\n".join(statements), namespace)
             result = eval(call, namespace)
         assert result is not None and not result, f"{chapter}: {call} → {result!r}"
-        assert printed.getvalue().startswith(NOT_YET[lang]), f"{chapter}: {call} printed {printed.getvalue()!r}"
+        assert printed.getvalue().startswith(NOT_YET.in_language(lang)), f"{chapter}: {call} printed {printed.getvalue()!r}"
 
 
 @pytest.mark.slow

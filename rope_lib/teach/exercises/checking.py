@@ -18,6 +18,10 @@ from ..language import Words, require_language, text
 
 F32_EPS = float(np.finfo(np.float32).eps)
 
+PASSED = Words("PASSED", "通过")
+NOT_YET = Words("NOT YET", "尚未通过")
+"""The verdict a check prints first, in each language."""
+
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -35,7 +39,7 @@ class CheckResult:
         return self.passed
 
     def __str__(self) -> str:
-        verdict = text(self.lang, en="PASSED", zh="通过") if self.passed else text(self.lang, en="NOT YET", zh="尚未通过")
+        verdict = (PASSED if self.passed else NOT_YET).in_language(self.lang)
         return f"{verdict} ({self.exercise}): {self.message}"
 
     __repr__ = __str__
