@@ -9,12 +9,16 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from paths import CHINESE, ROOT, chinese_chapters, chinese_pages, pages
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import book_site  # noqa: E402
 
 ZH_ONLY = {"glossary"}
 """Pages of the Chinese edition alone: the glossary of the terms its translation uses."""
@@ -158,22 +162,12 @@ def test_a_search_in_chinese_finds_pages(site, serve, chromium):
 
 
 def test_the_glossary_teaches_the_search_its_terms():
-    import sys
-
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    import book_site
-
     terms = book_site.glossary_terms(CHINESE / "glossary.md")
     assert {"外推", "旋转位置编码", "查询", "键", "值", "位置插值"} <= set(terms)
     assert "中文" not in terms and not [t for t in terms if " " in t or "（" in t]
 
 
 def test_a_line_break_between_chinese_characters_is_dropped():
-    import sys
-
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    import book_site
-
     assert book_site.join_chinese_lines("确实成立。\n每个带\n编号的公式") == "确实成立。每个带编号的公式"
     assert book_site.join_chinese_lines("像 RoFormer 论文\nRoPE 的\n $m$") == "像 RoFormer 论文\nRoPE 的\n $m$"
 

@@ -20,7 +20,6 @@ class Edition:
     path: str
     slides: str  # the link from the guide to its site's decks
     lecture: str  # the heading of lecture N, as a regular expression with one group for N
-    lecture_start: str  # what a lecture section starts with, after "## "
     first_paragraph_end: str  # what ends the list of a lecture's chapters, where a lecture also looks ahead
     exit_question: str
     quiz: str
@@ -35,9 +34,9 @@ class Edition:
         return self.lecture.replace(r"(\d+)", str(number))
 
 
-ENGLISH = Edition("en", "book/teachers_guide.md", "../_static/slides/", r"Lecture (\d+):", "Lecture", "look ahead",
+ENGLISH = Edition("en", "book/teachers_guide.md", "../_static/slides/", r"Lecture (\d+):", "look ahead",
                   "Exit question", "Quiz (answers inside)", "*Answer:*", "Homework")
-CHINESE = Edition("zh", "book/zh/teachers_guide.md", "_static/slides/", r"第 (\d+) 讲：", "第 ", "预告",
+CHINESE = Edition("zh", "book/zh/teachers_guide.md", "_static/slides/", r"第 (\d+) 讲：", "预告",
                   "课后提问", "小测验（内附答案）", "*答案：*", "课后作业")
 EDITIONS = pytest.mark.parametrize("edition", [ENGLISH, CHINESE], ids=lambda e: e.lang)
 
@@ -56,7 +55,7 @@ def lecture_chapters(guide: str, edition: Edition = ENGLISH) -> list[str]:
     """The chapters each lecture names in its first paragraph ("Chapters {ref}`…` …"), lecture after lecture."""
     found = []
     for section in re.split(r"^## ", guide, flags=re.M):
-        if section.startswith(edition.lecture_start):
+        if re.match(edition.lecture, section):
             first_paragraph = section.split("\n\n")[1]
             found += re.findall(r"\{ref\}`(ch-[\w-]+)`", first_paragraph.split(edition.first_paragraph_end)[0])
     return found
