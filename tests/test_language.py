@@ -34,8 +34,8 @@ def test_chinese_is_counted_two_characters_a_word():
 def test_words_hold_both_languages():
     words = Words("rotation", "旋转")
     assert words.in_language("en") == "rotation" and words.in_language("zh") == "旋转"
-    assert words + Words(" angle", "角") == Words("rotation angle", "旋转角")
-    assert {words, Words("rotation", "旋转")} == {words}
+    assert words == Words("rotation", "旋转") and {words, Words("rotation", "旋转")} == {words}
+    assert repr(words) == "Words(en='rotation', zh='旋转')"
     with pytest.raises(ValueError, match="zh must be a non-empty string"):
         Words("rotation", "")
     with pytest.raises(ValueError, match="lang must be one of"):

@@ -8,6 +8,8 @@ language only. Symbols and numbers ($\\theta_i$, m − n) are the same in both.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 LANGUAGES = ("en", "zh")
 """English, the default, and Simplified Chinese."""
 
@@ -37,32 +39,19 @@ def word_count(words: str) -> int:
     return latin + han // 2
 
 
+@dataclass(frozen=True)
 class Words:
     """One visible string in both languages, for text written before the reader's language is known (an exercise's
     hints, raised deep inside a check and shown by `run_check`)."""
 
-    __slots__ = ("en", "zh")
+    en: str
+    zh: str
 
-    def __init__(self, en: str, zh: str):
-        for name, value in (("en", en), ("zh", zh)):
+    def __post_init__(self):
+        for name in ("en", "zh"):
+            value = getattr(self, name)
             if not isinstance(value, str) or not value:
                 raise ValueError(f"{name} must be a non-empty string, got {value!r}")
-        self.en, self.zh = en, zh
 
     def in_language(self, lang) -> str:
         return text(lang, en=self.en, zh=self.zh)
-
-    def __add__(self, other: "Words") -> "Words":
-        """Two texts one after the other, in each language."""
-        if not isinstance(other, Words):
-            return NotImplemented
-        return Words(self.en + other.en, self.zh + other.zh)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Words) and (self.en, self.zh) == (other.en, other.zh)
-
-    def __hash__(self) -> int:
-        return hash((self.en, self.zh))
-
-    def __repr__(self) -> str:
-        return f"Words(en={self.en!r}, zh={self.zh!r})"
