@@ -139,6 +139,7 @@ def mutation_cases():
 
 
 @pytest.mark.parametrize("name, label", list(mutation_cases()))
+@pytest.mark.slow
 def test_a_wrong_sign_or_subscript_on_the_page_fails_the_check(name, label, tmp_path):
     module = MODULES[name]
     source = (ROOT / "book" / module.CHAPTER).read_text()

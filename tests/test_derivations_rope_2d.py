@@ -46,6 +46,7 @@ def slips(latex: str):
 
 
 @pytest.mark.parametrize("label", sorted(rope_2d.CHECKS))
+@pytest.mark.slow
 def test_a_slip_on_the_page_is_caught(label, tmp_path):
     text = CHAPTER.read_text()
     latex = page_equations(CHAPTER)[label]

@@ -109,6 +109,7 @@ def test_the_d_dimensional_checks_say_which_small_d_they_take():
 
 
 @pytest.mark.parametrize(("module", "label"), LABELS, ids=[label for _, label in LABELS])
+@pytest.mark.slow
 def test_a_slip_on_the_page_is_caught(module, label, tmp_path):
     text = chapter(module).read_text()
     latex = page_equations(chapter(module))[label]

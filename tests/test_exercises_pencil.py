@@ -77,6 +77,7 @@ def test_the_book_has_pencil_and_paper_exercises():
 
 
 @pytest.mark.parametrize(("label", "body"), [pytest.param(label, body, id=label) for _, label, body in pencil_solutions()])
+@pytest.mark.slow
 def test_each_step_of_a_worked_solution_is_checked(label, body, monkeypatch):
     assert "```{math}" in body, f"{label}: the worked solution displays its steps"
     assert "$$" not in body, f"{label}: the steps are shown in {{math}} blocks, unlabelled ($$ … $$ is for the chapter's labelled equations)"

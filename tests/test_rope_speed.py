@@ -66,6 +66,7 @@ def test_decode_comparison_sees_a_model_that_decodes_other_tokens(monkeypatch):
     assert decode_speed.compare("3M", torch.device("cpu"), rounds=1)["identical_tokens"] is False
 
 
+@pytest.mark.slow
 def test_a_tiny_run_writes_the_documented_json(tmp_path, capsys):
     main([
         "--seq-lens", "16", "--dtypes", "fp32", "--devices", "cpu", "--repeats", "1", "--warmup", "1",

@@ -20,6 +20,7 @@ def test_variant_frequencies_come_from_the_rules():
         variant_frequencies("rope", 64, 100)
 
 
+@pytest.mark.slow
 def test_every_control_changes_the_picture_within_the_frame_budget():
     widget = variant_explorer()
     assert np.prod([len(c.values) for c in widget.controls]) <= MAX_FRAMES

@@ -51,6 +51,7 @@ def test_live_form_redraws_when_a_slider_moves():
     assert output.outputs != first
 
 
+@pytest.mark.slow
 def test_static_form_has_one_frame_per_combination_and_labelled_controls():
     import json
     import re

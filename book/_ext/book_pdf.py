@@ -18,9 +18,10 @@ For the LaTeX build, one pass over the assembled book (the root page with every 
    teacher's guide's homework table) points at `<page>:<label>`, as a reference to any other target does; each
    exercise gets that label too, so the PDF's links to exercises land on them.
 
-For the HTML build: the website offers the PDF. The build copies it from the LaTeX build's folder beside the HTML
-folder (`_build/latex`) into the site's root, and every page's download menu links it; without that PDF the HTML build
-stops with an error that says how to make it (`make book` makes the PDF first).
+For the HTML build: the website offers the PDF when one was built. The build copies it from the LaTeX build's folder
+beside the HTML folder (`_build/latex`) into the site's root, every page's download menu links it, and the pages' `only`
+blocks tagged `book_pdf` (the introduction's download link) are kept. Without that PDF (`make html`, which needs no
+TeX) the site has no PDF and no link to one; `make book` makes the PDF first.
 """
 
 from __future__ import annotations
@@ -127,8 +128,31 @@ def built_pdf(app) -> Path:
     return Path(app.outdir).parent / "latex" / pdf_name(app.config)
 
 
+PDF_TAG = "book_pdf"
+"""The Sphinx tag set when the HTML build finds the PDF: `{only} book_pdf` blocks show only then."""
+
+
+def tag_the_pdf(app, env, added, changed, removed) -> list[str]:
+    """Before the HTML build reads its pages, and once Jupyter Book has set the PDF's name: tag the build when the
+    PDF is there. When the PDF came or went since the last build, every page is out of date (its download menu
+    changes), even if no source did."""
+    if app.builder.format != "html":
+        return []
+    offered = built_pdf(app).is_file()
+    if offered:
+        app.tags.add(PDF_TAG)
+    elif app.tags.has(PDF_TAG):
+        app.tags.remove(PDF_TAG)
+    if getattr(env, "rope_pdf_offered", None) == offered:
+        return []
+    env.rope_pdf_offered = offered
+    return sorted(env.found_docs)
+
+
 def offer_the_pdf(app, pagename, templatename, context, doctree):
-    """Runs after the theme built its download menu: the PDF of the whole book, on every page."""
+    """Runs after the theme built its download menu: the PDF of the whole book, on every page, when there is one."""
+    if not app.tags.has(PDF_TAG):
+        return
     buttons_of_group(context, "download-buttons").append({
         "type": "link", "url": context["pathto"](pdf_name(app.config), 1), "text": ".pdf",
         "tooltip": text(site_language(app), en="Download the book as PDF", zh="下载本书 PDF"), "icon": "fas fa-file-pdf", "label": "download-book-pdf-button",
@@ -136,17 +160,14 @@ def offer_the_pdf(app, pagename, templatename, context, doctree):
 
 
 def copy_the_pdf(app, exception):
-    if exception is not None or app.builder.format != "html":
-        return
-    pdf = built_pdf(app)
-    if not pdf.is_file():
-        raise ExtensionError(f"book_pdf: the site links the book's PDF, but {pdf} does not exist: build it first with "
-                             f"`make pdf` (`make book` does), or `jupyter-book build . --builder pdflatex`")
-    shutil.copyfile(pdf, Path(app.outdir) / pdf.name)
+    if exception is None and app.tags.has(PDF_TAG):
+        pdf = built_pdf(app)
+        shutil.copyfile(pdf, Path(app.outdir) / pdf.name)
 
 
 def setup(app):
     app.add_post_transform(PrintedBook)
+    app.connect("env-get-outdated", tag_the_pdf)
     app.connect("html-page-context", offer_the_pdf, priority=560)
     app.connect("build-finished", copy_the_pdf)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

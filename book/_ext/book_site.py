@@ -16,7 +16,7 @@ while executing the chapter is copied beside the sources.
 4. A chapter with exercises also offers its student edition there, the notebook
 without the solutions that student_notebooks.py writes beside the sources, and
 its Binder and JupyterHub buttons open that edition (binder/postBuild writes it
-on Binder; on a hub, the README says how).
+on Binder; on a hub, CONTRIBUTING.md says how).
 
 5. The book has two editions, English (the repository root's _config.yml, pages
 under book/) and Chinese (book/zh/_config.yml, built into the site's zh/). Each
@@ -35,6 +35,10 @@ source between two Chinese characters as one. In the Chinese edition such line
 breaks are removed from the text of every page (code, math and raw HTML keep
 theirs); between Chinese and Latin text the space stays, as Chinese typesetting
 has it.
+
+8. Every page's footer says the licences: the code under MIT, the text and figures under CC BY 4.0, linking the
+licence files in the repository that `repository: url` in _config.yml names (the one place that sets it), in the
+edition's language.
 """
 
 import html
@@ -52,6 +56,27 @@ EXECUTED_NOTEBOOKS = "jupyter_execute"
 """Where MyST-NB writes each executed notebook, beside the HTML output folder."""
 STUDENT_LAUNCHERS = ("Binder", "JupyterHub")
 """The launch buttons that open a chapter's student edition: the theme's urlpath ends in the chapter's source."""
+
+
+CC_BY = "https://creativecommons.org/licenses/by/4.0/"
+
+
+def licence_footer(repository: str, branch: str, lang: str) -> str:
+    """The footer's HTML: which licence covers what, with links to the licence files of the repository."""
+    files = f"{repository.rstrip('/')}/blob/{branch}"
+    return text(
+        lang,
+        en=f'<p>Code: <a href="{files}/LICENSE">MIT licence</a>. Text and figures: <a href="{CC_BY}">CC BY 4.0</a> '
+           f'(<a href="{files}/LICENSE-CC-BY-4.0">full text</a>).</p>',
+        zh=f'<p>代码：<a href="{files}/LICENSE">MIT 许可证</a>。文字与图：<a href="{CC_BY}">CC BY 4.0</a>'
+           f'（<a href="{files}/LICENSE-CC-BY-4.0">全文</a>）。</p>',
+    )
+
+
+def set_the_licence_footer(app, config) -> None:
+    options = config.html_theme_options
+    options["extra_footer"] = licence_footer(options["repository_url"], options.get("repository_branch") or "main",
+                                             site_language(app))
 
 
 def keep_first_copy_of_each_script(app, pagename, templatename, context, doctree):
@@ -208,6 +233,7 @@ def copy_executed_notebooks(app, exception):
 
 def setup(app):
     app.add_config_value("rope_other_edition", None, "html")
+    app.connect("config-inited", set_the_licence_footer)
     app.connect("builder-inited", teach_jieba_the_glossary)
     app.add_post_transform(JoinChineseLines)
     app.connect("html-page-context", link_the_other_edition)

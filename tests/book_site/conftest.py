@@ -14,7 +14,7 @@ import pytest
 from paths import CHINESE, ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")
-"""Debian's Chromium (tests/install_chromium.sh); no test tool downloads a browser of its own."""
+"""Debian's Chromium (scripts/install_chromium.sh); no test tool downloads a browser of its own."""
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--disable-default-apps",
@@ -105,5 +105,5 @@ def serve():
 def chromium():
     """Keyword arguments for Playwright's `chromium.launch`: Debian's browser, headless and off the network."""
     if not CHROMIUM.exists():
-        pytest.skip("tests/install_chromium.sh installs Debian's chromium")
+        pytest.skip("scripts/install_chromium.sh installs Debian's chromium")
     return {"executable_path": str(CHROMIUM), "args": CHROMIUM_ARGS}

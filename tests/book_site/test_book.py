@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paths import ROOT, chapters, pages, toc_parts
+from paths import ROOT, chapters, pages, pdf_name, toc_parts
 
 
 @pytest.mark.slow
@@ -17,15 +17,16 @@ def test_book_builds_with_zero_warnings(built_book):
         assert "Traceback" not in (html / f"{page}.html").read_text(), page
 
 
-def tiny_book(folder: Path, cell: str) -> Path:
-    """A one-page book with the project's own execution settings."""
+def tiny_book(folder: Path, cell: str, text: str = "", extensions: tuple[str, ...] = ()) -> Path:
+    """A one-page book with the project's own execution settings, `text` after its code cell, and the named local
+    extensions of book/_ext (none by default)."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     config.pop("bibtex_bibfiles", None)
     config["sphinx"]["config"].pop("bibtex_reference_style", None)
     config["sphinx"]["config"].pop("html_static_path", None)
     config["sphinx"]["config"].pop("html_favicon", None)  # a file of book/_static, which the tiny book lacks
     config["sphinx"]["config"].pop("rope_other_edition", None)  # a setting of book/_ext/book_site.py, not loaded here
-    config["sphinx"].pop("local_extensions", None)
+    config["sphinx"]["local_extensions"] = {name: str(ROOT / "book" / "_ext") for name in extensions}
     config["only_build_toc_files"] = True
     folder.mkdir()
     (folder / "_config.yml").write_text(yaml.safe_dump(config))
@@ -33,7 +34,7 @@ def tiny_book(folder: Path, cell: str) -> Path:
     (folder / "page.md").write_text(
         "---\njupytext:\n  text_representation:\n    format_name: myst\n"
         "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n"
-        f"# A page\n\n```{{code-cell}} ipython3\n{cell}\n```\n"
+        f"# A page\n\n```{{code-cell}} ipython3\n{cell}\n```\n\n{text}"
     )
     return folder
 
@@ -45,6 +46,32 @@ def test_a_failing_cell_fails_the_build(tmp_path, build_book):
     failing = build_book(tiny_book(tmp_path / "bad", "import rope_lib\nassert rope_lib.inv_freq(4)[0] == 2.0"), tmp_path / "bad_out")
     assert failing.returncode != 0
     assert "AssertionError" in failing.stdout + failing.stderr
+
+
+PDF_LINK = "<p><a class=\"reference download\" href=\"{name}\">Download the book as PDF</a></p>"
+
+
+@pytest.mark.slow
+def test_the_site_offers_the_pdf_only_when_one_was_built(tmp_path, build_book):
+    """`make html` builds no PDF: its site has no download entry, no link and no file. Once `make pdf` has written
+    the PDF beside the HTML folder, the next HTML build (sources unchanged) links it on the page and in the menu."""
+    name = pdf_name()
+    link = f"````{{only}} book_pdf\n```{{raw}} html\n{PDF_LINK.format(name=name)}\n```\n````\n"
+    book, out = tiny_book(tmp_path / "book", "print(1)", link, extensions=("book_pdf",)), tmp_path / "out"
+    html = out / "_build" / "html"
+
+    without = build_book(book, out)
+    assert without.returncode == 0, without.stdout[-4000:] + without.stderr[-4000:]
+    page = (html / "page.html").read_text()
+    assert name not in page and "download-book-pdf-button" not in page and not (html / name).exists()
+
+    (out / "_build" / "latex").mkdir(parents=True)
+    (out / "_build" / "latex" / name).write_bytes(b"%PDF-1.5 a stand-in")
+    with_pdf = build_book(book, out)
+    assert with_pdf.returncode == 0, with_pdf.stdout[-4000:] + with_pdf.stderr[-4000:]
+    page = (html / "page.html").read_text()
+    assert PDF_LINK.format(name=name) in page and "download-book-pdf-button" in page
+    assert (html / name).read_bytes() == b"%PDF-1.5 a stand-in"
 
 
 def test_the_reading_order():

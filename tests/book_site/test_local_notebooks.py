@@ -1,4 +1,4 @@
-"""A chapter opens as a notebook in a local Jupyter server, through jupytext, as the README promises."""
+"""A chapter opens as a notebook in a local Jupyter server, through jupytext, as CONTRIBUTING.md promises."""
 
 import json
 import os

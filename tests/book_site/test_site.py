@@ -15,7 +15,7 @@ from urllib.parse import unquote, urldefrag, urljoin, urlparse
 
 import pytest
 
-from paths import ROOT, pages, pdf_name
+from paths import ROOT, chinese_pages, pages, pdf_name
 
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 DARK_SCREENSHOTS = SCREENSHOTS / "dark"
@@ -375,6 +375,26 @@ def test_every_page_offers_the_book_as_pdf(site):
         depth = page.count("/")
         assert f'href="{"../" * depth}{pdf_name()}"' in (html / f"{page}.html").read_text(), f"{page}: no link to the PDF"
     assert re.search(rf'<a [^>]*href="\.\./{re.escape(pdf_name())}"[^>]*>Download the book as PDF</a>', (html / "book" / "intro.html").read_text())
+
+
+def test_every_page_of_both_editions_names_the_licences(site):
+    """The footer of every page says the code is under MIT and the text and figures under CC BY 4.0, in the page's
+    language, linking the licence files of the repository _config.yml names."""
+    import sys
+
+    import yaml
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import book_site
+
+    html, _ = site
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    english = [f"{page}.html" for page in pages()]
+    chinese = [f"zh/{page.removeprefix('book/zh/')}.html" for page in chinese_pages()]
+    for names, lang in ((english, "en"), (chinese, "zh")):
+        footer = book_site.licence_footer(repository["url"], repository["branch"], lang)
+        for name in names:
+            assert footer in (html / name).read_text(), f"{name}: no licence footer"
 
 
 def test_every_chapter_offers_its_executed_notebook(site):

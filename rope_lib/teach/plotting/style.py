@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib.util
 import io
+from pathlib import Path
 
 import matplotlib
+from matplotlib import font_manager
 from matplotlib.figure import Figure
 
 from ..language import word_count
@@ -20,13 +23,27 @@ from ..language import word_count
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
 LINE_STYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-CJK_FONT = "WenQuanYi Micro Hei"
-"""The font Chinese labels are drawn in (Debian's fonts-wqy-microhei, installed by tests/install_fonts.sh and
-binder/apt.txt). It is a fallback: matplotlib takes each glyph from the first family that has it, so Latin letters,
-Greek and symbols still come from the sans-serif font (DejaVu Sans), and only Chinese from this one. Mathtext
-($…$) has no fallback, so a Chinese label keeps its words outside $…$."""
-if CJK_FONT not in matplotlib.rcParams["font.family"]:
-    matplotlib.rcParams["font.family"] = [*matplotlib.rcParams["font.family"], CJK_FONT]
+CJK_FONT = "Noto Sans CJK SC"
+"""The font Chinese labels are drawn in: Noto Sans CJK SC, from the PyPI package mplfonts (a pinned requirement of the
+book), so every machine draws the Chinese edition's figures alike, with no system font, apt or root. The file is read
+from the installed package, which is not imported. It is a fallback: matplotlib takes each glyph from the first family
+that has it, so Latin letters, Greek and symbols still come from the sans-serif font (DejaVu Sans), and only Chinese
+from this one. Mathtext ($…$) has no fallback, so a Chinese label keeps its words outside $…$."""
+CJK_FONT_FILE = "NotoSansCJKsc-Regular.otf"
+"""The file of CJK_FONT inside the mplfonts package's fonts/ folder."""
+
+
+def _add_cjk_font() -> None:
+    spec = importlib.util.find_spec("mplfonts")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("rope_lib.teach draws Chinese labels in Noto Sans CJK SC from the package mplfonts: "
+                          "pip install 'rope_lib[book]' (or -r requirements.txt) installs it")
+    font_manager.fontManager.addfont(str(Path(spec.submodule_search_locations[0]) / "fonts" / CJK_FONT_FILE))
+    if CJK_FONT not in matplotlib.rcParams["font.family"]:
+        matplotlib.rcParams["font.family"] = [*matplotlib.rcParams["font.family"], CJK_FONT]
+
+
+_add_cjk_font()
 
 SUBSCRIPTS = str.maketrans("0123456789mn", "₀₁₂₃₄₅₆₇₈₉ₘₙ")
 
