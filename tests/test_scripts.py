@@ -9,6 +9,7 @@ two on a clean machine. The scripts capture a command's output whole and search 
 
 import re
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -147,10 +148,47 @@ def test_the_race_is_real():
     assert captured.returncode == 0
 
 
-def test_install_scripts_check_what_they_installed():
-    """Each set-up script checks, after installing, that what it installed is there."""
-    assert "dpkg -s" in (ROOT / "scripts" / "apt_install.sh").read_text().split("apt-get install", 1)[1]
+def stub_machine(folder: Path, families: str) -> dict:
+    """A copy of scripts/ beside stand-ins for the commands install_tex.sh runs: apt_install.sh only records that it
+    was called, dpkg and the TeX commands succeed, and fc-list lists `families`. Returns the environment to run in."""
+    scripts = folder / "scripts"
+    scripts.mkdir()
+    shutil.copy(ROOT / "scripts" / "install_tex.sh", scripts)
+    (scripts / "apt_install.sh").write_text(f'#!/usr/bin/env bash\necho "$@" >> {folder / "installed"}\n')
+    bin_ = folder / "bin"
+    bin_.mkdir()
+    stubs = {
+        "dpkg": "exit 0", "xelatex": 'echo "XeTeX 3.14"', "latexmk": "exit 0", "pdftotext": "exit 0", "pdftoppm": "exit 0",
+        "kpsewhich": 'echo "/usr/share/texmf/$1"', "fc-list": f"printf '%s\\n' {shlex.quote(families)}",
+    }
+    for name, body in stubs.items():
+        (bin_ / name).write_text(f"#!/usr/bin/env bash\n{body}\n")
+        (bin_ / name).chmod(0o755)
+    return {"PATH": f"{bin_}:/usr/bin:/bin", "HOME": str(folder)}
+
+
+ALL_FONTS = "FreeSerif\nDejaVu Sans,DejaVu Sans Condensed\nDejaVu Sans Mono\nWenQuanYi Micro Hei,文泉驿微米黑\nWenQuanYi Micro Hei Mono"
+
+
+def test_install_tex_installs_nothing_when_everything_is_there(tmp_path):
+    env = stub_machine(tmp_path, ALL_FONTS)
+    result = subprocess.run(["bash", str(tmp_path / "scripts" / "install_tex.sh")], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "installed").exists()
+
+
+def test_install_tex_fails_when_what_it_installed_is_not_there(tmp_path):
+    """apt-get returned, but the font is still missing: the script says what is missing and fails."""
+    env = stub_machine(tmp_path, ALL_FONTS.replace("WenQuanYi Micro Hei Mono", "Noto Sans"))
+    result = subprocess.run(["bash", str(tmp_path / "scripts" / "install_tex.sh")], env=env, capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "fonts-wqy-microhei" in (tmp_path / "installed").read_text()
+    assert "the font WenQuanYi Micro Hei Mono" in result.stderr
+
+
+def test_apt_install_and_install_chromium_check_after_installing():
+    """apt_install.sh asks dpkg for every package after apt-get; install_chromium.sh starts the browser it installed."""
+    apt = (ROOT / "scripts" / "apt_install.sh").read_text()
+    assert 'dpkg -s "$@"' in apt.split("apt-get install", 1)[1]
     chromium = (ROOT / "scripts" / "install_chromium.sh").read_text()
-    assert "/usr/bin/chromium --version" in chromium.split("apt_install.sh", 1)[1]
-    tex = (ROOT / "scripts" / "install_tex.sh").read_text()
-    assert "still=$(missing)" in tex.split('apt_install.sh" ', 1)[1]
+    assert "/usr/bin/chromium --version ||" in chromium.split("apt_install.sh", 1)[1]
