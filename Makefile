@@ -78,7 +78,7 @@ slides: book
 test: $(TEST_DEPS) $(REVEAL_STAMP)
 	bash scripts/install_chromium.sh
 	bash scripts/install_tex.sh
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --durations=30
+	$(BIN)/python -m pytest -n 2 --dist loadscope --durations=30
 
 # The tests of rope_lib and its teaching helpers (tests/, not tests/book_site/), but the slow ones: no book build, no
 # browser, no apt. Two workers (pytest-xdist).

@@ -1,5 +1,5 @@
-"""Settings for every test: seeded draws, hypothesis profiles, the GPU tests skipped without a GPU, and the groups
-that keep the book's tests on one pytest-xdist worker."""
+"""Settings for every test: seeded draws, hypothesis profiles, the GPU tests skipped without a GPU, and the
+scheduling that keeps the book's tests on one pytest-xdist worker."""
 
 import os
 
@@ -13,15 +13,35 @@ settings.register_profile("dev", max_examples=60, deadline=None, suppress_health
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
-XDIST_GROUPS = {"test_notebook_environment.py": "binder"}
-"""With pytest-xdist (`make test` runs two workers), the tests of tests/book_site/ share one worker, group "book", so
-that the book is built once for all of them; the Binder environment's tests, which build their own, another."""
+BOOK_TESTS = "tests/book_site/"
+SEPARATE_BOOK_TESTS = {"tests/book_site/test_notebook_environment.py": "binder"}
+
+
+def work_unit(nodeid: str, by_module) -> str:
+    """The unit a test is scheduled in when pytest-xdist runs the tests in workers (`make test`, `make test-fast`):
+    the tests of tests/book_site/ together, "book", so that one worker builds the book once for all of them; the
+    Binder environment's tests, which build their own, "binder"; any other test with the rest of its module."""
+    path = nodeid.split("::", 1)[0]
+    if path.startswith(BOOK_TESTS):
+        return SEPARATE_BOOK_TESTS.get(path, "book")
+    return by_module(nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadscope` (`make test`) schedules by `work_unit`; any other mode is pytest-xdist's own."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BookTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid, super()._split_scope)
+
+    return BookTogether(config, log)
 
 
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if item.path.parent.name == "book_site":
-            item.add_marker(pytest.mark.xdist_group(XDIST_GROUPS.get(item.path.name, "book")))
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="no CUDA device visible")

@@ -43,6 +43,7 @@ def test_b_is_not_monotone_in_the_base():
     assert np.any(np.diff(reach) < 0)
 
 
+@pytest.mark.slow
 def test_the_reported_bases_really_keep_b_non_negative_up_to_l():
     """The table of the chapter: every reported base passes the direct sum for every m = 0 … L."""
     found = base_lower_bounds(128, TABLE_LENGTHS)

@@ -116,10 +116,10 @@ def test_widgets_stay_small_and_draw_quickly(index):
     widget = widgets()[index]
     count = math.prod(len(c.values) for c in widget.controls)
     assert 2 <= count <= MAX_FRAMES
-    start = time.perf_counter()
+    start = time.process_time()
     fig = widget.figure()
     fig.to_png()
-    assert time.perf_counter() - start < 1.0  # 0.3 s is the goal on a quiet machine; allow a loaded one
+    assert time.process_time() - start < 1.0  # CPU seconds, which other processes do not inflate; 0.3 s is the goal
     width, height = fig.get_size_inches()
     assert width <= 6 and height <= 5
 
@@ -226,13 +226,13 @@ def test_widgets_stay_within_the_frame_budget_and_draw_quickly(make):
     widget.figure()  # warm up matplotlib
     slowest = 0.0
     for values in [{c.name: c.values[0] for c in widget.controls}, {c.name: c.values[-1] for c in widget.controls}]:
-        start = time.perf_counter()
+        start = time.process_time()
         fig = widget.figure(**values)
         frame_png(fig)
-        slowest = max(slowest, time.perf_counter() - start)
+        slowest = max(slowest, time.process_time() - start)
         w, h = fig.get_size_inches()
         assert w <= 8.5 and h <= 4.5
-    assert slowest < 1.5  # the budget is 0.3 s; the margin absorbs a busy test machine
+    assert slowest < 1.5  # CPU seconds, which other processes do not inflate; the budget is 0.3 s
 
 
 def test_the_2d_widget_shows_shift_invariance():
@@ -288,11 +288,11 @@ def test_explorer_stays_within_the_frame_budget_and_draws_quickly():
     widget = context_extension_explorer()
     counts = np.prod([len(c.values) for c in widget.controls])
     assert counts <= MAX_FRAMES
-    start = time.perf_counter()
+    start = time.process_time()
     for method in ("linear", "ntk", "dynamic", "yarn", "llama3"):
         fig = widget.figure(method=method, factor=16.0)
         assert fig.get_size_inches()[0] <= 5.5
-    assert (time.perf_counter() - start) / 5 < 1.0  # drawing only; the PNG is made when the page is built
+    assert (time.process_time() - start) / 5 < 1.0  # drawing only; the PNG is made when the page is built
 
 
 def test_the_phasor_figure_draws_the_score_it_describes():

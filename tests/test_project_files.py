@@ -120,6 +120,7 @@ def test_the_citation_file_is_valid_citation_file_format():
     assert "valid according to schema version 1.2.0" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("field", ["authors", "message", "title"])
 def test_a_citation_without_a_required_field_is_invalid(tmp_path, field):
     text = (ROOT / "CITATION.cff").read_text()

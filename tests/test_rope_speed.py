@@ -53,6 +53,7 @@ def test_decode_parameter_counts_are_about_3m_and_80m():
     assert 75e6 < layers * (4 * d * d + 3 * d * f + 2 * d) + 2 * vocab * d + d < 85e6  # the same count, without building it
 
 
+@pytest.mark.slow
 def test_decode_comparison_sees_a_model_that_decodes_other_tokens(monkeypatch):
     build = decode_speed.build_pair
 
