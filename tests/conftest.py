@@ -7,24 +7,12 @@ import pytest
 import torch
 from hypothesis import HealthCheck, settings
 
+from scheduling import work_unit
+
 # CI gets a fixed, reproducible set of examples; a developer run explores new ones.
 settings.register_profile("ci", derandomize=True, max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
-
-
-BOOK_TESTS = "tests/book_site/"
-SEPARATE_BOOK_TESTS = {"tests/book_site/test_notebook_environment.py": "binder"}
-
-
-def work_unit(nodeid: str, by_module) -> str:
-    """The unit a test is scheduled in when pytest-xdist runs the tests in workers (`make test`, `make test-fast`):
-    the tests of tests/book_site/ together, "book", so that one worker builds the book once for all of them; the
-    Binder environment's tests, which build their own, "binder"; any other test with the rest of its module."""
-    path = nodeid.split("::", 1)[0]
-    if path.startswith(BOOK_TESTS):
-        return SEPARATE_BOOK_TESTS.get(path, "book")
-    return by_module(nodeid)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import work_unit
+from scheduling import work_unit
 from paths import ROOT
 
 
