@@ -141,8 +141,6 @@ def tag_the_pdf(app, env, added, changed, removed) -> list[str]:
     offered = built_pdf(app).is_file()
     if offered:
         app.tags.add(PDF_TAG)
-    elif app.tags.has(PDF_TAG):
-        app.tags.remove(PDF_TAG)
     if getattr(env, "rope_pdf_offered", None) == offered:
         return []
     env.rope_pdf_offered = offered
