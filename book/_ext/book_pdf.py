@@ -132,10 +132,11 @@ PDF_TAG = "book_pdf"
 """The Sphinx tag set when the HTML build finds the PDF: `{only} book_pdf` blocks show only then."""
 
 
-def tag_the_pdf(app, env, added, changed, removed) -> list[str]:
-    """Before the HTML build reads its pages, and once Jupyter Book has set the PDF's name: tag the build when the
-    PDF is there. When the PDF came or went since the last build, every page is out of date (its download menu
-    changes), even if no source did."""
+def tag_the_pdf(app, env) -> list[str]:
+    """Once the HTML build has read its pages (Jupyter Book sets the PDF's name after Sphinx starts), and before it
+    writes them: tag the build when the PDF is there. `only` blocks are resolved as pages are written, so when the
+    PDF came or went since the last build every page is written again (its download menu changes), and none is read
+    again: a page read again from the execution cache would lose its executed notebook's outputs."""
     if app.builder.format != "html":
         return []
     offered = built_pdf(app).is_file()
@@ -158,14 +159,19 @@ def offer_the_pdf(app, pagename, templatename, context, doctree):
 
 
 def copy_the_pdf(app, exception):
-    if exception is None and app.tags.has(PDF_TAG):
-        pdf = built_pdf(app)
+    """The built PDF into the site's root; a copy left there by an earlier build goes when the PDF has."""
+    if exception is not None or app.builder.format != "html":
+        return
+    pdf = built_pdf(app)
+    if app.tags.has(PDF_TAG):
         shutil.copyfile(pdf, Path(app.outdir) / pdf.name)
+    else:
+        (Path(app.outdir) / pdf.name).unlink(missing_ok=True)
 
 
 def setup(app):
     app.add_post_transform(PrintedBook)
-    app.connect("env-get-outdated", tag_the_pdf)
+    app.connect("env-updated", tag_the_pdf)
     app.connect("html-page-context", offer_the_pdf, priority=560)
     app.connect("build-finished", copy_the_pdf)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

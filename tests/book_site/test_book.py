@@ -1,5 +1,6 @@
 """The book builds with zero warnings, every cell executed; a failing cell fails the build."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,8 @@ PDF_LINK = "<p><a class=\"reference download\" href=\"{name}\">Download the book
 @pytest.mark.slow
 def test_the_site_offers_the_pdf_only_when_one_was_built(tmp_path, build_book):
     """`make html` builds no PDF: its site has no download entry, no link and no file. Once `make pdf` has written
-    the PDF beside the HTML folder, the next HTML build (sources unchanged) links it on the page and in the menu."""
+    the PDF beside the HTML folder, the next HTML build (sources unchanged) links it on the page and in the menu,
+    writing the pages again without reading them again; once the PDF is gone, the next build drops the link."""
     name = pdf_name()
     link = f"````{{only}} book_pdf\n```{{raw}} html\n{PDF_LINK.format(name=name)}\n```\n````\n"
     book, out = tiny_book(tmp_path / "book", "print(1)", link, extensions=("book_pdf",)), tmp_path / "out"
@@ -72,6 +74,16 @@ def test_the_site_offers_the_pdf_only_when_one_was_built(tmp_path, build_book):
     page = (html / "page.html").read_text()
     assert PDF_LINK.format(name=name) in page and "download-book-pdf-button" in page
     assert (html / name).read_bytes() == b"%PDF-1.5 a stand-in"
+    executed = json.loads((out / "_build" / "jupyter_execute" / "page.ipynb").read_text())
+    outputs = [["".join(output.get("text", "")) for output in cell["outputs"]] for cell in executed["cells"] if cell["cell_type"] == "code"]
+    assert outputs == [["1\n"]], \
+        "the page was read again from the execution cache, and its executed notebook lost its outputs"
+
+    (out / "_build" / "latex" / name).unlink()
+    gone = build_book(book, out)
+    assert gone.returncode == 0, gone.stdout[-4000:] + gone.stderr[-4000:]
+    page = (html / "page.html").read_text()
+    assert name not in page and "download-book-pdf-button" not in page and not (html / name).exists()
 
 
 def test_the_reading_order():
