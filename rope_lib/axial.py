@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .checks import require_base, require_int, require_positive_int, require_quarter_dim, require_real
+from .checks import (
+    require_axis_frequencies,
+    require_base,
+    require_int,
+    require_positive_int,
+    require_quarter_dim,
+    require_real,
+    require_real_array,
+)
 from .frequencies import inv_freq
 
 AXIAL_SPLITS = ("shared", "alternating")
@@ -66,8 +74,9 @@ def pair_scores_2d(q, k, freqs, offsets) -> np.ndarray:
     Pair i contributes Re[q_i k_i* e^{i Δ·f_i}] with q_i = q_{2i} + i q_{2i+1} (interleaved pairs): the scores
     of the rotated vectors, split by pair. Only Δ enters, so this is the whole story for any two patches.
     """
-    q, k = (np.asarray(v, dtype=np.float64) for v in (q, k))
-    freqs = np.asarray(freqs, dtype=np.float64)
+    q, k = (require_real_array(v, name) for v, name in ((q, "q"), (k, "k")))
+    freqs = require_axis_frequencies(freqs)
+    freqs = freqs.detach().cpu().numpy() if isinstance(freqs, torch.Tensor) else freqs  # the scores are numbers, not a graph
     if q.ndim != 1 or q.shape != k.shape or freqs.shape != (q.size // 2, 2) or q.size % 2:
         raise ValueError(f"q and k must be vectors of one even length d and freqs of shape (d/2, 2), got {q.shape}, {k.shape}, {freqs.shape}")
     delta = np.asarray(offsets)

@@ -153,26 +153,53 @@ def require_rotary_dim(rotary_dim, head_dim: int) -> int:
     return rotary_dim
 
 
-def require_positive_vector(values, n: int, name: str, *, shape: str, items: str) -> np.ndarray:
-    """n finite real numbers above 0 (a list, tuple or array) as float64 numpy. The errors say what the caller expects:
-    `shape`, how the length is given ("have shape (rotary_dim/2,)"), and `items`, what the numbers are
-    ("positive finite frequencies")."""
+def require_positive_vector(values, n: int, name: str, *, shape: str, items: str, allow_zero: bool = False) -> np.ndarray:
+    """n finite real numbers above 0 (or at least 0, with allow_zero) from a list, tuple or array, as float64 numpy.
+    The errors say what the caller expects: `shape`, how the length is given ("have shape (rotary_dim/2,)"), and
+    `items`, what the numbers are ("positive finite frequencies")."""
     array = np.asarray(values)
     if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)) or array.dtype == bool:
         raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
     if array.shape != (n,):
         raise ValueError(f"{name} must {shape} = ({n},), got {array.shape}")
     array = array.astype(np.float64)
-    if not (np.isfinite(array).all() and (array > 0).all()):
+    if not (np.isfinite(array).all() and ((array >= 0) if allow_zero else (array > 0)).all()):
         raise ValueError(f"{name} must hold {items}, got min {array.min()} and max {array.max()}")
     return array
 
 
+def _readable(t: torch.Tensor) -> np.ndarray:
+    """A tensor's values as numpy, detached: floats as float64 (numpy has no bfloat16), other dtypes as they are."""
+    t = t.detach().cpu()
+    return (t.double() if t.dtype.is_floating_point else t).numpy()
+
+
+def require_real_array(values, name: str) -> np.ndarray:
+    """Real numbers (a list, an array or a tensor) as float64 numpy; complex, boolean and non-numeric values are
+    refused, not cast (a cast would drop an imaginary part)."""
+    array = np.asarray(_readable(values) if isinstance(values, torch.Tensor) else values)
+    if array.dtype == bool or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    return array.astype(np.float64)
+
+
 def require_frequencies(freqs, n_pairs: int, name: str = "inv_freq") -> np.ndarray:
-    """A vector of n_pairs positive finite frequencies (numpy, torch or a list) as float64 numpy."""
+    """A vector of n_pairs finite frequencies of at least 0 (numpy, torch or a list) as float64 numpy. A frequency
+    of 0 is a pair that never turns (p-RoPE's slow pairs)."""
     if isinstance(freqs, torch.Tensor):
-        freqs = freqs.detach().cpu().numpy()
-    return require_positive_vector(freqs, n_pairs, name, shape="have shape (rotary_dim/2,)", items="positive finite frequencies")
+        freqs = _readable(freqs)
+    return require_positive_vector(
+        freqs, n_pairs, name, shape="have shape (rotary_dim/2,)", items="finite frequencies of at least 0", allow_zero=True
+    )
+
+
+def frequency_tensor(freqs, n_pairs: int, device: torch.device, name: str = "inv_freq") -> torch.Tensor:
+    """`require_frequencies` for a computation in torch: n_pairs frequencies as a float64 tensor on `device`. A tensor
+    keeps its graph, so learnable frequencies get gradients."""
+    if not isinstance(freqs, torch.Tensor):
+        return torch.from_numpy(require_frequencies(freqs, n_pairs, name)).to(device)
+    require_frequencies(freqs, n_pairs, name)  # its values, on a detached copy
+    return freqs.to(device=device, dtype=torch.float64)
 
 
 def require_rotary_inputs(x, cos, sin, layout: str, rotary_dim: int | None) -> int:
@@ -311,16 +338,15 @@ def require_quarter_dim(d, name: str = "d") -> int:
     return d
 
 
-def require_axis_frequencies(freqs, name: str = "freqs") -> np.ndarray:
-    """A (D/2, A) table of finite real frequency vectors, one row per pair, as float64 numpy."""
-    if isinstance(freqs, torch.Tensor):
-        freqs = freqs.detach().cpu().numpy()
-    array = np.asarray(freqs)
-    if array.dtype == bool or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
-    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
-        raise ValueError(f"{name} must have shape (D/2, A): one frequency vector of A axes per pair, got {array.shape}")
-    array = array.astype(np.float64)
-    if not np.isfinite(array).all():
+def require_axis_frequencies(freqs, name: str = "freqs"):
+    """A (D/2, A) table of finite real frequency vectors, one row per pair: float64 numpy from an array or a list,
+    and from a tensor a float64 tensor that keeps its graph (learnable frequencies, as RoPE-Mixed's, get gradients)."""
+    is_tensor = isinstance(freqs, torch.Tensor)
+    values = np.asarray(_readable(freqs) if is_tensor else freqs)
+    if values.dtype == bool or not (np.issubdtype(values.dtype, np.floating) or np.issubdtype(values.dtype, np.integer)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {freqs.dtype if is_tensor else values.dtype}")
+    if values.ndim != 2 or values.shape[0] == 0 or values.shape[1] == 0:
+        raise ValueError(f"{name} must have shape (D/2, A): one frequency vector of A axes per pair, got {values.shape}")
+    if not np.isfinite(values).all():
         raise ValueError(f"{name} must hold finite frequencies")
-    return array
+    return freqs.to(torch.float64) if is_tensor else values.astype(np.float64)

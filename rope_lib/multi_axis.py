@@ -24,7 +24,7 @@ def multi_axis_angles(positions, freqs) -> torch.Tensor:
             f"positions must end in one coordinate per axis, (..., A) with A = {freqs.shape[1]} as freqs has, "
             f"got shape {tuple(pos.shape)}"
         )
-    table = torch.from_numpy(freqs).to(pos.device)  # (D/2, A) float64
+    table = torch.as_tensor(freqs, device=pos.device)  # (D/2, A) float64; a tensor keeps its graph
     return pos.to(torch.float64) @ table.T  # (..., D/2)
 
 

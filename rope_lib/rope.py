@@ -21,12 +21,12 @@ from . import frequencies
 from .checks import (
     as_positions,
     compute_dtype,
+    frequency_tensor,
     require_attention_factor,
     require_base,
     require_bthd,
     require_even_dim,
     require_float_dtype,
-    require_frequencies,
     require_layout,
     require_positive_int,
     require_rotary_dim,
@@ -45,11 +45,10 @@ def rope_angles(positions, dim: int, *, theta: float = DEFAULT_BASE, inv_freq=No
     positions = as_positions(positions)
     dim = require_even_dim(dim, "dim")
     if inv_freq is None:
-        freqs = frequencies.inv_freq(dim, require_base(theta, "theta"))
+        freqs = torch.from_numpy(frequencies.inv_freq(dim, require_base(theta, "theta"))).to(positions.device)
     else:
-        freqs = require_frequencies(inv_freq, dim // 2)
-    freqs = torch.from_numpy(freqs).to(positions.device)  # (D/2,) float64
-    return positions.to(torch.float64)[..., None] * freqs  # (..., D/2)
+        freqs = frequency_tensor(inv_freq, dim // 2, positions.device)  # a tensor keeps its graph
+    return positions.to(torch.float64)[..., None] * freqs  # (..., D/2) float64
 
 
 def rope_cos_sin(

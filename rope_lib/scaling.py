@@ -190,7 +190,7 @@ def llama3_scale_freqs(freqs, factor: float = 8.0, *, low_freq_factor: float = 1
     L/low_freq_factor (8192) divided by the factor; between them the frequency
     blends the two with weight (L/λ − low)/(high − low), continuous at both ends.
     """
-    freqs = require_frequencies(freqs, np.size(freqs), "freqs")
+    freqs = require_positive_vector(freqs, np.size(freqs), "freqs", shape="have shape (d/2,)", items="positive finite frequencies")
     factor = require_factor(factor)
     low, high = require_increasing_pair(low_freq_factor, high_freq_factor, "low_freq_factor", "high_freq_factor")
     original_max_len = require_positive_int(original_max_len, "original_max_len")
@@ -338,7 +338,7 @@ FACTOR_RULES = tuple(method for method in SCALING_RULES if method not in ("longr
 (`scaled_frequencies`); "longrope" needs its searched factor sets and "proportional" its proportion."""
 
 _NEEDS_ORIGINAL_MAX_LEN = ("dynamic", "yarn", "llama3", "longrope")
-_YARN_ONLY = ("mscale", "mscale_all_dim", "attention_factor_override")
+_YARN_ONLY = ("mscale", "mscale_all_dim")
 
 
 @dataclass(frozen=True)
@@ -350,9 +350,10 @@ class RopeScaling:
     and truncate (True or False): YaRN's ramp. low_freq_factor, high_freq_factor (0 < low < high):
     the Llama 3.1 rule. Only for "yarn", None when not set: mscale and mscale_all_dim (both above 0),
     which together give `deepseek_yarn_attention_factor` (one without the other is refused: Hugging
-    Face ignores it, DeepSeek's code does not), and attention_factor_override, a cos/sin factor that wins over both (Hugging Face's
-    `attention_factor` key; the computed factor is the `attention_factor` property). Only for "longrope", and
-    needed there: short_factor and long_factor, one rescale factor λ_i per pair each (tuples, stored as given).
+    Face ignores it, DeepSeek's code does not). Only for "yarn" and "longrope": attention_factor_override, a cos/sin
+    factor that wins over the computed one (Hugging Face's `attention_factor` key; the factor used is the
+    `attention_factor` property). Only for "longrope", and needed there: short_factor and long_factor, one rescale
+    factor λ_i per pair each, as many in both (tuples, stored as given); the long set serves lengths past L.
     Only for "proportional": proportion, the share p of pairs that turn (Hugging Face's partial_rotary_factor
     for that type; 1 when not set).
     """
@@ -386,6 +387,9 @@ class RopeScaling:
         for name in _YARN_ONLY:
             if require_optional_positive_real(getattr(self, name), name) is not None and self.method != "yarn":
                 raise ValueError(f"{name} is used only by method 'yarn', got method {self.method!r}")
+        override = require_optional_positive_real(self.attention_factor_override, "attention_factor_override")
+        if override is not None and self.method not in ("yarn", "longrope"):
+            raise ValueError(f"attention_factor_override is used only by methods 'yarn' and 'longrope', got method {self.method!r}")
         if (self.mscale is None) != (self.mscale_all_dim is None) and self.attention_factor_override is None:
             raise ValueError(
                 "mscale and mscale_all_dim are used together (their ratio is the attention factor), got only "
@@ -400,6 +404,11 @@ class RopeScaling:
                 if not isinstance(value, tuple):
                     raise TypeError(f"{name} must be a tuple of rescale factors (one per pair), got {type(value).__name__}")
                 longrope_rescale_factors(value, max(len(value), 1), name)
+        if self.method == "longrope" and len(self.short_factor) != len(self.long_factor):
+            raise ValueError(
+                "short_factor and long_factor must hold one factor per pair each, the same number, got "
+                f"{len(self.short_factor)} and {len(self.long_factor)}"
+            )
         if self.proportion is not None:
             if self.method != "proportional":
                 raise ValueError(f"proportion is used only by method 'proportional', got method {self.method!r}")
@@ -407,21 +416,22 @@ class RopeScaling:
 
     @property
     def is_dynamic(self) -> bool:
-        """True when the frequencies depend on the current length (and so must be recomputed)."""
-        return self.method == "dynamic"
+        """True when the frequencies depend on the current length, and so must be recomputed past the trained length
+        L: "dynamic" rescales them for the length, "longrope" takes its long factor set (Hugging Face does both)."""
+        return self.method in ("dynamic", "longrope")
 
     @property
     def attention_factor(self) -> float:
-        """The multiplier of cos and sin; 1 for every rule but "yarn" and "longrope". For "yarn": attention_factor_override
-        when set; else `deepseek_yarn_attention_factor` when both mscale and mscale_all_dim are set; else
-        the paper's `yarn_attention_factor`, 0.1·ln s + 1 (Hugging Face's order of precedence). For "longrope":
+        """The multiplier of cos and sin; 1 for every rule but "yarn" and "longrope". For both, attention_factor_override
+        when set. Else, for "yarn": `deepseek_yarn_attention_factor` when both mscale and mscale_all_dim are set;
+        else the paper's `yarn_attention_factor`, 0.1·ln s + 1 (Hugging Face's order of precedence). For "longrope":
         `longrope_attention_factor`, √(1 + ln s / ln L), for both factor sets."""
-        if self.method == "longrope":
-            return longrope_attention_factor(self.factor, self.original_max_len)
-        if self.method != "yarn":
+        if self.method not in ("yarn", "longrope"):
             return 1.0
         if self.attention_factor_override is not None:
             return float(self.attention_factor_override)
+        if self.method == "longrope":
+            return longrope_attention_factor(self.factor, self.original_max_len)
         if self.mscale is not None and self.mscale_all_dim is not None:
             return deepseek_yarn_attention_factor(self.factor, self.mscale, self.mscale_all_dim)
         return yarn_attention_factor(self.factor)

@@ -24,8 +24,15 @@ ROPE_CASES = {
          "original_max_position_embeddings": ORIGINAL},
         8 * ORIGINAL,
     ),
+    "longrope": (
+        {"rope_type": "longrope", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": ORIGINAL,
+         "short_factor": [1.0 + 0.125 * i for i in range(8)], "long_factor": [1.0 + 0.75 * i for i in range(8)]},
+        4 * ORIGINAL,
+    ),
+    "proportional": ({"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}, 64),
 }
-"""Hugging Face's rope_parameters of each type, and the max_position_embeddings that goes with them."""
+"""Hugging Face's rope_parameters of each type, and the max_position_embeddings that goes with them (heads of 16
+coordinates: 8 pairs, so LongRoPE's factor sets hold 8 factors each)."""
 
 
 def hf_llama(rope="default", *, n_kv_heads=2, tie=False, seed=0):
@@ -84,11 +91,40 @@ def test_logits_match_hugging_face(rope, layout):
     torch.testing.assert_close(cached, expected, rtol=0, atol=1e-4)
 
 
-@pytest.mark.parametrize("rope, method", [(r, r) for r in ("linear", "dynamic", "yarn", "llama3")])
+@pytest.mark.parametrize("rope, method", [(r, r) for r in ("linear", "dynamic", "yarn", "llama3", "longrope", "proportional")])
 def test_rope_parameters_map_to_the_rule_of_the_same_name(rope, method):
     scaling = ours_from(hf_llama(rope)).config.scaling
     assert isinstance(scaling, RopeScaling) and scaling.method == method
     assert ours_from(hf_llama("default")).config.scaling is None
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("length", [ORIGINAL, ORIGINAL + 1])
+def test_longrope_takes_its_long_factors_past_the_trained_length_as_hugging_face_does(length, layout):
+    """At T = L the short factor set, at T = L + 1 the long one, for every position: cos and sin and the logits of
+    a full pass equal Hugging Face's on both sides of the boundary."""
+    hf = hf_llama("longrope")
+    ours = ours_from(hf, layout)
+    x = tokens(1, length)
+    with torch.no_grad():
+        hf_cos, hf_sin = hf.model.rotary_emb(torch.zeros(1, dtype=torch.float32), torch.arange(length)[None])  # (1, T, D)
+        cos, sin = ours.layers[0].attention.rope_tables(range(length), seq_len=length)  # (T, D/2)
+        torch.testing.assert_close(cos, hf_cos[0, :, :8], rtol=0, atol=1e-6)
+        torch.testing.assert_close(sin, hf_sin[0, :, :8], rtol=0, atol=1e-6)
+        expected = hf(x).logits
+        torch.testing.assert_close(ours(x, use_cache=False), expected, rtol=0, atol=1e-4)
+        ours.reset_cache()
+        torch.testing.assert_close(ours(x), expected, rtol=0, atol=1e-4)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_longrope_decoding_across_the_boundary_matches_hugging_face(layout):
+    """A prompt just short of L, then steps past it: each step past L turns its query and key with the long set,
+    while the keys cached before keep the rotation they were stored with (Hugging Face's cache does the same)."""
+    hf = hf_llama("longrope")
+    prompt = tokens(1, ORIGINAL - 2)
+    expected = hf.generate(prompt, max_new_tokens=6, do_sample=False)[:, prompt.shape[1]:]
+    torch.testing.assert_close(ours_from(hf, layout).generate(prompt, 6), expected, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
@@ -349,7 +385,8 @@ def test_a_model_needs_a_model_config():
         ({"hidden_act": "gelu"}, "hidden_act"),
         ({"attention_bias": True}, "attention_bias"),
         ({"head_dim": 32}, "head_dim"),
-        ({"rope_parameters": {"rope_type": "longrope", "rope_theta": 10000.0}}, "rope_type"),
+        ({"rope_parameters": {"rope_type": "longrope", "rope_theta": 10000.0}}, "original_max_position_embeddings"),
+        ({"rope_parameters": {"rope_type": "su", "rope_theta": 10000.0}}, "rope_type"),
         ({"rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0}}, "factor"),
         ({"rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0, "factor": 2.0, "beta_fast": 8}}, "beta_fast"),
         ({"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}}, "partial_rotary_factor"),
@@ -360,6 +397,63 @@ def test_a_hugging_face_config_the_model_cannot_honour_is_refused(change, words)
     config = {**hf_llama().config.to_dict(), **change}
     with pytest.raises((ValueError, TypeError), match=words):
         config_from_hf(config, device="cpu")
+
+
+@pytest.mark.parametrize(
+    "rope, error, words",
+    [
+        ({"rope_type": "linear", "factor": True}, TypeError, r"rope_parameters\['factor'\] must be a finite real number, got True"),
+        ({"rope_type": "linear", "factor": "2"}, TypeError, r"rope_parameters\['factor'\] must be a finite real number, got '2'"),
+        ({"rope_type": "dynamic", "factor": [2.0]}, TypeError, r"rope_parameters\['factor'\] must be a finite real number"),
+        ({"rope_type": "llama3", "factor": 8.0, "high_freq_factor": 4.0}, ValueError, r"rope_type 'llama3' needs 'low_freq_factor'"),
+        ({"rope_type": "yarn", "factor": 4.0, "beta_fast": "32"}, TypeError, r"rope_parameters\['beta_fast'\]"),
+        ({"rope_type": "yarn", "factor": 4.0, "truncate": "no"}, TypeError, r"rope_parameters\['truncate'\] must be True or False"),
+        ({"rope_type": "longrope", "factor": 4.0, "short_factor": [1.0] * 8, "long_factor": [2.0] * 8}, ValueError,
+         r"rope_type 'longrope' needs 'original_max_position_embeddings'"),
+        ({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 16.0},
+         TypeError, r"rope_parameters\['original_max_position_embeddings'\] must be an int"),
+        ({"rope_type": "longrope", "original_max_position_embeddings": 16, "short_factor": 1.0, "long_factor": [2.0] * 8}, TypeError,
+         r"rope_parameters\['short_factor'\] must be a list of numbers"),
+        ({"rope_type": "longrope", "original_max_position_embeddings": 16, "short_factor": [1.0] * 8, "long_factor": [2.0] * 7 + ["x"]},
+         TypeError, r"rope_parameters\['long_factor'\]\[7\] must be a finite real number"),
+        ({"rope_type": "longrope", "original_max_position_embeddings": 16, "short_factor": [1.0] * 8, "long_factor": [2.0] * 7},
+         ValueError, r"short_factor and long_factor must hold one factor per pair each, the same number, got 8 and 7"),
+        ({"rope_type": "proportional", "partial_rotary_factor": 1.5}, ValueError, r"proportion must lie in \[0, 1\]"),
+        ({"rope_type": "yarn_v2", "factor": 4.0}, ValueError, r"rope_parameters\['rope_type'\] must be one of"),
+    ],
+)
+def test_rope_parameters_of_the_wrong_kind_are_refused_by_their_key(rope, error, words):
+    """Nothing is coerced: a factor of True is not 1.0, nor "2" 2.0; a missing key is named, not a bare KeyError."""
+    with pytest.raises(error, match=words):
+        scaling_from_hf({"rope_theta": 10000.0, **rope}, 64)
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"hidden_size": [64]}, r"hf_config's hidden_size must be an int"),
+        ({"num_key_value_heads": 2.0}, r"hf_config's num_key_value_heads must be an int"),
+        ({"head_dim": "16"}, r"hf_config's head_dim must be an int"),
+        ({"rms_norm_eps": [1e-6]}, r"hf_config's rms_norm_eps must be a finite real number"),
+        ({"rope_parameters": ["default"]}, r"rope_parameters must be a dict, got list"),
+        ({"rope_parameters": {"rope_type": "default", "rope_theta": [10000.0]}}, r"rope_parameters\['rope_theta'\] must be a real number"),
+        ({"tie_word_embeddings": "yes"}, r"hf_config's tie_word_embeddings must be True or False"),
+    ],
+)
+def test_a_hugging_face_config_of_the_wrong_kind_is_refused_by_its_key(change, words):
+    config = {**hf_llama().config.to_dict(), **change}
+    with pytest.raises(TypeError, match=words):
+        config_from_hf(config, device="cpu")
+
+
+def test_weights_of_the_wrong_shape_are_refused_by_name_before_loading():
+    hf = hf_llama()
+    state = {**hf.state_dict(), "model.layers.1.self_attn.k_proj.weight": torch.zeros(16, 64)}
+    with pytest.raises(ValueError, match=r"model.layers.1.self_attn.k_proj.weight has shape \(16, 64\), the config needs \(32, 64\)"):
+        Model.from_hf_state_dict(state, hf.config, device="cpu")
+    state = {**hf.state_dict(), "model.embed_tokens.weight": torch.zeros(VOCAB, 64, 1)}
+    with pytest.raises(ValueError, match=r"model.embed_tokens.weight has shape \(97, 64, 1\), the config needs \(97, 64\)"):
+        Model.from_hf_state_dict(state, hf.config, device="cpu")
 
 
 def test_a_state_dict_that_does_not_fit_is_refused():

@@ -347,6 +347,29 @@ def test_proportional_is_not_partial_rotary_at_the_same_fraction():
     np.testing.assert_allclose(p_rope[:32], partial ** 0.25, rtol=1e-12)  # base^(−2i/256) = (base^(−2i/64))^(1/4)
 
 
+@pytest.mark.parametrize("fraction", [0.0, 0.25, 1.0])
+def test_proportional_rotates_in_apply_rope_and_attention_as_hugging_face_does(fraction):
+    """p-RoPE's zero frequencies are pairs that never turn, not bad input: apply_rope and Attention take the rule's
+    frequencies and rotate as Hugging Face's apply_rotary_pos_emb does with its own proportional table."""
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    head_dim, base, length = 16, 10000.0, 12
+    params = {"rope_type": "proportional", "rope_theta": base, "partial_rotary_factor": fraction}
+    theirs, _ = hf_init("proportional", hf_config(params, head_dim))
+    angles = torch.arange(length, dtype=torch.float64)[:, None] * torch.from_numpy(theirs)  # (T, D/2)
+    cos, sin = torch.cat([angles, angles], -1).cos(), torch.cat([angles, angles], -1).sin()  # (T, D): HF's halves
+    q, k = torch.randn(2, 1, length, 2, head_dim, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    hf_q, hf_k = apply_rotary_pos_emb(q.transpose(1, 2), k.transpose(1, 2), cos[None], sin[None])  # (B, H, T, D)
+    rule = RopeScaling("proportional", 1.0, proportion=fraction)
+    freqs = rule.frequencies(head_dim, base)
+    torch.testing.assert_close(apply_rope(q, range(length), layout="half", inv_freq=freqs), hf_q.transpose(1, 2), rtol=0, atol=1e-6)
+    torch.testing.assert_close(apply_rope(k, range(length), layout="half", inv_freq=freqs), hf_k.transpose(1, 2), rtol=0, atol=1e-6)
+    attention = rope_lib.Attention(2 * head_dim, 2, scaling=rule, layout="half", device="cpu", dtype=torch.float64)
+    ours_cos, ours_sin = attention.rope_tables(range(length), seq_len=length)  # (T, D/2)
+    torch.testing.assert_close(ours_cos, cos[:, : head_dim // 2], rtol=0, atol=1e-6)
+    torch.testing.assert_close(ours_sin, sin[:, : head_dim // 2], rtol=0, atol=1e-6)
+
+
 @pytest.mark.parametrize("model, fraction_key, default", [("gpt_neox", "rotary_pct", 0.25), ("phi", "partial_rotary_factor", 0.5)])
 @pytest.mark.parametrize("fraction", [None, 0.25, 0.4, 0.5, 1.0])
 def test_config_rotary_dim_matches_hugging_face_attention(model, fraction_key, default, fraction):
