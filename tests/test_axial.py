@@ -171,5 +171,9 @@ def test_bad_input_is_named():
         pair_scores_2d(np.ones(4), np.ones(4), axial_freqs_2d(4), np.array([0.5, 1.0]))
     with pytest.raises(ValueError, match="q and k must be vectors"):
         pair_scores_2d(np.ones(4), np.ones(6), axial_freqs_2d(4), np.array([0, 1]))
+    with pytest.raises(TypeError, match="q must hold real numbers, got dtype complex128"):
+        pair_scores_2d(np.ones(4) + 1j, np.ones(4), axial_freqs_2d(4), np.array([0, 1]))  # not cast: that would drop 1j
+    with pytest.raises(ValueError, match="freqs must hold finite frequencies"):
+        pair_scores_2d(np.ones(4), np.ones(4), np.full((2, 2), np.nan), np.array([0, 1]))
     with pytest.raises(ValueError, match="query must be a patch"):
         grid_score_map(np.ones(4), np.ones(4), axial_freqs_2d(4), (3, 0), 3, 3)

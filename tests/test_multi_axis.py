@@ -76,3 +76,30 @@ def test_bad_input_is_named():
         require_axis_frequencies(np.full((2, 2), np.nan))
     with pytest.raises(ValueError, match="layout"):
         apply_multi_axis_rope(x, [[0, 1]] * 3, freqs, layout="pairs")
+
+
+def test_learnable_frequencies_get_gradients():
+    """RoPE-Mixed learns its frequency vectors: passed as a tensor that requires grad, they are not detached, and
+    the gradient is the one finite differences give. The same holds for apply_rope's inv_freq."""
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(1, 6, 2, 8, dtype=torch.float64, generator=gen)
+    positions = torch.tensor([[h, w] for h in range(2) for w in range(3)])
+    start = torch.rand(4, 2, dtype=torch.float64, generator=gen)
+
+    def loss(freqs):
+        return (apply_multi_axis_rope(x, positions, freqs) * x.flip(1)).sum()
+
+    freqs = start.clone().requires_grad_()
+    loss(freqs).backward()
+    numeric = torch.zeros_like(start)
+    for index in np.ndindex(*start.shape):
+        step = torch.zeros_like(start)
+        step[index] = 1e-6
+        numeric[index] = (loss(start + step) - loss(start - step)) / 2e-6
+    torch.testing.assert_close(freqs.grad, numeric, rtol=1e-5, atol=1e-8)
+
+    inv = torch.tensor(inv_freq(8), requires_grad=True)
+    apply_rope(x, range(6), inv_freq=inv).square().sum().backward()  # a rotation keeps the norm: the gradient is ~0
+    assert inv.grad is not None and inv.grad.abs().max() < 1e-9
+    (apply_rope(x, range(6), inv_freq=inv) * x).sum().backward()
+    assert inv.grad.abs().max() > 1e-3
