@@ -4,6 +4,10 @@ Keys arrive already rotated to their positions, are written once at
 `start_pos` and never rotated again. The cache stores values, not autograd
 graphs: what it keeps from earlier calls is a constant to later ones, so a
 model made of these blocks can be trained step after step.
+
+The cache knows how far its sequences go and how many there are, so that it is used in order: a write
+starts at 0 (new sequences, of any batch size) or within what is written (the same sequences; a write
+before the end forgets what came after it), never past it; a gap would attend to keys never written.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .checks import require_non_negative_int, require_positive_int
+from .checks import require_float_dtype, require_non_negative_int, require_positive_int
 
 
 class KVCache(nn.Module):
@@ -31,8 +35,11 @@ class KVCache(nn.Module):
             require_positive_int(max_seq_len, "max_seq_len"),
             require_positive_int(head_dim, "head_dim"),
         )
+        dtype = require_float_dtype(dtype, "dtype")
         self.register_buffer("head_major_k", torch.zeros(shape, device=device, dtype=dtype), persistent=False)  # (B, Hkv, S, D)
         self.register_buffer("head_major_v", torch.zeros(shape, device=device, dtype=dtype), persistent=False)
+        self.length = 0  # positions 0 … length − 1 hold the keys and values of the current sequences
+        self.batch = 0  # how many sequences: rows 0 … batch − 1
 
     @property
     def k(self) -> torch.Tensor:
@@ -74,12 +81,32 @@ class KVCache(nn.Module):
         end = start_pos + k.shape[1]
         if end > self.max_seq_len:
             raise ValueError(f"start_pos + T = {start_pos} + {k.shape[1]} = {end} is past the cache of max_seq_len={self.max_seq_len} positions")
+        self.require_in_order(start_pos, k.shape[0])
         return self._write(start_pos, k, v)
+
+    def require_in_order(self, start_pos: int, batch: int) -> None:
+        """Raise unless a write of `batch` sequences at start_pos continues what the cache holds: at 0, any batch
+        (new sequences); else at most at `length` (no gap), with the same batch (no row without its past)."""
+        if start_pos == 0:
+            return
+        if self.length == 0:
+            raise ValueError(f"start_pos={start_pos}, but the cache is empty (new, or reset): a sequence starts at start_pos=0")
+        if start_pos > self.length:
+            raise ValueError(
+                f"start_pos={start_pos} would leave a gap: the cache holds positions 0 … {self.length - 1}, so the next "
+                f"write starts at {self.length} or before"
+            )
+        if batch != self.batch:
+            raise ValueError(
+                f"the write has {batch} sequences, the cache holds {self.batch}: another batch starts at start_pos=0 "
+                "(its rows would attend to keys of other sequences, or to none)"
+            )
 
     def _write(self, start_pos: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """What `update` does once its arguments are checked: for a caller that checked them already."""
         batch, seq = k.shape[:2]
         end = start_pos + seq
+        self.length, self.batch = end, batch
         keys, values = self.k, self.v  # (B, S, Hkv, D) views
         with torch.no_grad():
             keys[:batch].narrow(1, start_pos, seq).copy_(k)
@@ -92,3 +119,4 @@ class KVCache(nn.Module):
         """Forget every cached key and value."""
         self.head_major_k.zero_()
         self.head_major_v.zero_()
+        self.length = self.batch = 0

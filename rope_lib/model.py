@@ -272,6 +272,7 @@ class Model(nn.Module):
         batch, seq = tokens.shape
         if use_cache:
             self._check_room(batch, start_pos + seq, f"start_pos + T = {start_pos} + {seq}")
+            self.layers[0].attention.cache.require_in_order(start_pos, batch)  # every layer's cache holds the same
         elif start_pos:
             raise ValueError(f"start_pos must be 0 when use_cache=False (no earlier tokens are read), got {start_pos}")
         elif self.config.position_encoding == "learned" and seq > self.config.max_seq_len:
@@ -353,7 +354,8 @@ class Model(nn.Module):
         self._check_room(batch, prompt_len + max_new_tokens - 1, f"the prompt plus max_new_tokens − 1 = {prompt_len} + {max_new_tokens} − 1")
 
         with torch.inference_mode():
-            return self._decode(prompt_tokens, max_new_tokens, temperature, top_k, generator, eos_token_id)
+            tokens = self._decode(prompt_tokens, max_new_tokens, temperature, top_k, generator, eos_token_id)
+        return tokens.clone()  # an ordinary tensor: one made in inference mode cannot enter autograd or change in place
 
     def _decode(self, prompt, max_new_tokens, temperature, top_k, generator, eos_token_id) -> torch.Tensor:
         """The loop of `generate`, on checked arguments."""
@@ -381,7 +383,7 @@ class Model(nn.Module):
         """The next token of each sequence from its logits (B, vocab): argmax, or a sample."""
         if temperature == 0:
             return logits.argmax(dim=-1)
-        logits = logits / temperature
+        logits = (logits - logits.amax(dim=-1, keepdim=True)) / temperature  # ≤ 0: no overflow, however small the temperature
         if top_k is not None:
             kth = torch.topk(logits, top_k, dim=-1).values[:, -1:]  # (B, 1): the k-th largest
             logits = logits.masked_fill(logits < kth, float("-inf"))

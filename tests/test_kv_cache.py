@@ -70,6 +70,31 @@ def test_bad_sizes_are_refused():
         cache(max_seq_len=0)
     with pytest.raises(TypeError, match=r"head_dim must be an int"):
         cache(head_dim=4.0)
+    with pytest.raises(TypeError, match=r"dtype must be a floating dtype, .*got torch.int64"):
+        cache(dtype=torch.int64)
+
+
+def test_writes_must_come_in_order(gen):
+    """No gap, no row without its past: after 3 positions of 1 sequence, a write at 4 (position 3 never written),
+    a write of 2 sequences at 3 (row 1 has no positions 0 … 2), and any write but at 0 after a reset are refused;
+    a new sequence at 0, of any batch, and a write within what is written (a rewind) are not."""
+    kv = cache()
+    one = torch.randn(1, 3, 2, 4, generator=gen)
+    kv.update(0, one, one)
+    assert (kv.length, kv.batch) == (3, 1)
+    step = torch.randn(1, 1, 2, 4, generator=gen)
+    with pytest.raises(ValueError, match=r"start_pos=4 would leave a gap: the cache holds positions 0 … 2, so the next write starts at 3 or before"):
+        kv.update(4, step, step)
+    two = torch.randn(2, 1, 2, 4, generator=gen)
+    with pytest.raises(ValueError, match=r"the write has 2 sequences, the cache holds 1: another batch starts at start_pos=0"):
+        kv.update(3, two, two)
+    kv.update(2, step, step)  # a rewind: position 2 again, and the cache now ends there
+    assert kv.length == 3
+    kv.update(0, two, two)  # new sequences, two of them
+    assert (kv.length, kv.batch) == (1, 2)
+    kv.reset()
+    with pytest.raises(ValueError, match=r"start_pos=1, but the cache is empty \(new, or reset\)"):
+        kv.update(1, two, two)
 
 
 def test_the_unchecked_write_is_what_update_does_after_its_checks(gen):

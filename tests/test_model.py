@@ -374,6 +374,50 @@ def test_bad_calls_name_the_argument(small, call, error, words):
         call(small)
 
 
+def test_the_cache_is_used_in_order_or_not_at_all(small):
+    """Each misuse would read keys that are not this sequence's: a step after a gap, a step with a larger batch
+    than the prefill's (row 1 has no past), a step that goes on with a sequence the cache no longer holds (a new
+    prefill replaced it), a step after reset_cache. Each is refused, at the model and at a lone Attention block."""
+    a, b, pair = torch.randint(0, VOCAB, (1, 6)), torch.randint(0, VOCAB, (1, 3)), torch.randint(0, VOCAB, (2, 1))
+    step = torch.randint(0, VOCAB, (1, 1))
+    small(a)
+    with pytest.raises(ValueError, match=r"start_pos=7 would leave a gap"):
+        small(step, start_pos=7)
+    with pytest.raises(ValueError, match=r"the write has 2 sequences, the cache holds 1"):
+        small(pair, start_pos=6)
+    small(b)  # another sequence: the cache now holds its 3 positions, and a's are stale
+    with pytest.raises(ValueError, match=r"start_pos=6 would leave a gap: the cache holds positions 0 … 2"):
+        small(step, start_pos=6)
+    small.reset_cache()
+    with pytest.raises(ValueError, match=r"the cache is empty"):
+        small(step, start_pos=3)
+    block = rope_lib.Attention(64, 4, max_batch_size=2, max_seq_len=16, device="cpu")
+    block(torch.randn(1, 4, 64))
+    with pytest.raises(ValueError, match=r"the write has 2 sequences, the cache holds 1"):
+        block(torch.randn(2, 1, 64), start_pos=4)
+
+
+def test_a_tiny_temperature_samples_the_most_likely_token(small):
+    """logits / 1e-40 overflows; the sampler divides the logits less their maximum, so any temperature above 0
+    samples, and a tiny one picks the argmax."""
+    prompt = torch.randint(0, VOCAB, (2, 4), generator=torch.Generator().manual_seed(3))
+    greedy = small.generate(prompt, 5)
+    small.reset_cache()
+    tiny = small.generate(prompt, 5, temperature=1e-40, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(tiny, greedy)
+
+
+def test_generated_tokens_are_ordinary_tensors(small):
+    """What generate returns can be changed in place and used as a training target (inference-mode tensors can do
+    neither)."""
+    prompt = torch.randint(0, VOCAB, (1, 4), generator=torch.Generator().manual_seed(3))
+    out = small.generate(prompt, 3)
+    assert not out.is_inference()
+    logits = small(torch.cat([prompt, out[:, :-1]], dim=1), use_cache=False)[:, -3:]  # (1, 3, vocab)
+    torch.nn.functional.cross_entropy(logits.flatten(0, 1), out.flatten()).backward()
+    out[0, 0] = 0
+
+
 def test_a_model_needs_a_model_config():
     with pytest.raises(TypeError, match="config must be a rope_lib.ModelConfig"):
         Model(CONFIG)
