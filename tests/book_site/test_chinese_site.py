@@ -26,12 +26,53 @@ ZH_ONLY = {"glossary"}
 CONFIG_DIFFERENCES = {
     "title", "author", "exclude_patterns", "bibtex_bibfiles", "latex.latex_documents.targetname",
     "sphinx.local_extensions.book_site", "sphinx.local_extensions.slides", "sphinx.local_extensions.student_notebooks",
-    "sphinx.local_extensions.book_pdf", "sphinx.config.language", "sphinx.config.rope_other_edition",
+    "sphinx.local_extensions.book_pdf", "sphinx.local_extensions.chinese_interface", "sphinx.config.language", "sphinx.config.rope_other_edition",
     "sphinx.config.html_static_path", "sphinx.config.html_favicon", "sphinx.config.latex_elements.fontpkg",
-    "sphinx.config.latex_elements.preamble", "repository.path_to_book",
+    "sphinx.config.latex_elements.preamble", "repository.path_to_book", "sphinx.config.proof_title_format",
 }
-"""The settings in which the Chinese edition's _config.yml may differ from the English: its language, its words, its
-paths (one folder deeper) and its PDF's fonts."""
+"""The settings in which the Chinese edition's _config.yml may differ from the English: its language, its words (and
+the full-width brackets around a proof's title), its paths (one folder deeper) and its PDF's fonts."""
+
+@pytest.mark.slow
+def test_the_chinese_interface_speaks_chinese_and_the_english_one_english(tmp_path, build_book):
+    """A one-page book with a hidden input, a hidden output, a titled definition and exercise, a solution and inline
+    math before a full stop, built in both languages: the Chinese page words its toggles and hints in Chinese, puts
+    a solution's title in Chinese order, sets full-width brackets with no space before them, and keeps each formula
+    with the punctuation after it; the English page keeps the theme's and the extensions' own words."""
+    from test_book import tiny_book
+
+    text = (
+        "```{code-cell} ipython3\n:tags: [hide-output]\nprint(2)\n```\n\n"
+        ":::{prf:definition} 相对位置目标\n:label: def-goal\n内积只依赖 $m-n$。\n:::\n\n"
+        ":::{exercise} 一个小题\n:label: ex-one\n算 $1+1$，写下结果。\n:::\n\n"
+        ":::{solution} ex-one\n:class: dropdown\n结果是 $2$。\n:::\n"
+    )
+    chinese = yaml.safe_load((CHINESE / "_config.yml").read_text())["sphinx"]["config"]
+    built = {}
+    for language in ("zh_CN", "en"):
+        book = tiny_book(tmp_path / language, ":tags: [hide-input]\n\nprint(1)", text, extensions=("chinese_interface",))
+        config = yaml.safe_load((book / "_config.yml").read_text())
+        config["sphinx"]["config"]["language"] = language
+        if language == "zh_CN":
+            config["sphinx"]["config"]["proof_title_format"] = chinese["proof_title_format"]
+        (book / "_config.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
+        result = build_book(book, tmp_path / f"{language}_out")
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        built[language] = (tmp_path / f"{language}_out" / "_build" / "html" / "page.html").read_text()
+    titles = lambda page: re.findall(r'admonition-title">(.*?)</p>', page)  # noqa: E731
+    assert titles(built["zh_CN"]) == [
+        "显示代码", "隐藏代码", "显示输出", "隐藏输出",
+        '<span class="caption-number">定义 1</span>（相对位置目标）',
+        '<span class="caption-number">练习 1</span>（一个小题）',
+        '<a class="reference internal" href="#ex-one">练习 1（一个小题）</a>的解答',
+    ]
+    assert "toggleHintShow = '点击显示'" in built["zh_CN"] and "toggleHintHide = '点击隐藏'" in built["zh_CN"]
+    assert built["zh_CN"].count('<span class="rope-nobreak">') == 3
+    assert '\\(m-n\\)</span>。</span>' in built["zh_CN"] and '\\(1+1\\)</span>，</span>写下结果' in built["zh_CN"]
+    english = titles(built["en"])
+    assert english[:4] == ["Show code cell source", "Hide code cell source", "Show code cell output", "Hide code cell output"]
+    assert "Solution to" in english[-1] and "toggleHintShow = 'Click to show'" in built["en"] and "rope-nobreak" not in built["en"]
+
 
 GLYPH_WARNINGS = re.compile(r"Glyph \d+ .* missing from font|does not have a glyph", re.I)
 """What matplotlib says when it draws a character no font of the figure has: a UserWarning (ordinary text) or a

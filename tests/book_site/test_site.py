@@ -56,6 +56,8 @@ class Visit:
     own_bytes: int = 0
     total_bytes: int = 0
     interactive_figures: int = 0
+    english_interface: list[str] = field(default_factory=list)
+    chinese_fonts: list[str] = field(default_factory=list)
 
 
 MATH_JS = """async () => {
@@ -142,6 +144,39 @@ def move_every_control(page, visit: Visit) -> None:
     visit.stuck_figures += [f"control {p!r} cannot be reached with Tab" for p in sorted(pending)]
 
 
+ENGLISH_INTERFACE = (
+    "Show code cell", "Hide code cell", "Click to show", "Click to hide", "Solution to", "Exercise ", "Definition ",
+    "Theorem ", "By The", "Contents", "Download", "Print to PDF", "Launch", "Back to top", "Previous", "Next",
+)
+"""The English words the theme and the extensions write around a page's text (toggles, dropdown hints, titles,
+menus, the footer): none may appear on a page of the Chinese edition."""
+
+INTERFACE_TEXT_JS = """() => {
+  const clone = document.body.cloneNode(true);
+  clone.querySelectorAll('pre, code, script, style, textarea, mjx-container, .math, .highlight, .rope-other-edition').forEach(e => e.remove());
+  const tips = Array.from(document.querySelectorAll('[title], [data-bs-title]')).map(e => e.getAttribute('title') || e.getAttribute('data-bs-title'));
+  const hints = Array.from(document.querySelectorAll('.toggle-button__tooltip, button.toggle-button')).map(e => e.textContent);
+  return [clone.textContent, ...tips, ...hints].join(' ');
+}"""
+
+CHINESE_SANS = ("Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "WenQuanYi Micro Hei")
+"""The Chinese faces of the Chinese edition's font stack (book/_static/book.css), sans faces all."""
+
+
+def chinese_fonts(page) -> list[str]:
+    """The faces the browser set the first Chinese paragraph of the page in, from Chrome's DevTools protocol."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    paragraphs = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": "article p"})["nodeIds"]
+    for node in paragraphs:
+        text = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
+        if sum("\u4e00" <= c <= "\u9fff" for c in text) >= 10:
+            return [font["familyName"] for font in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]]
+    return []
+
+
 UNLABELLED_JS = """() => Array.from(document.images)
   .filter(img => { const alt = (img.getAttribute('alt') || '').trim();
                    const file = (img.getAttribute('src') || '').split('/').pop();
@@ -213,6 +248,10 @@ def visits(site, chromium):
             visit.broken_images = page.evaluate(IMAGES_JS)
             visit.unlabelled_images = page.evaluate(UNLABELLED_JS)
             move_every_control(page, visit)
+            if name.startswith("zh/"):
+                shown = page.evaluate(INTERFACE_TEXT_JS)
+                visit.english_interface = [phrase for phrase in ENGLISH_INTERFACE if phrase in shown]
+                visit.chinese_fonts = chinese_fonts(page)
             page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
             page.screenshot(path=str(SCREENSHOTS / (name.replace("/", "__")[:-5] + ".png")), full_page=True)
             page.emulate_media(color_scheme="dark")
@@ -248,6 +287,19 @@ def test_the_site_has_every_chapter(site):
 
 def test_no_console_errors(visits):
     assert not failures(visits, "console_errors")
+
+
+def test_the_chinese_edition_shows_no_english_interface_words(visits):
+    assert not failures(visits, "english_interface")
+
+
+def test_chinese_text_is_set_in_a_sans_face(visits):
+    """Each Chinese page's first Chinese paragraph is set in a face of the stack of book.css, a sans face, never the
+    Kai (楷体) a browser falls back to on a machine with TeX's fonts."""
+    pages = {name: v.chinese_fonts for name, v in visits.items() if name.startswith("zh/") and v.chinese_fonts}
+    assert len(pages) > 10
+    wrong = {name: fonts for name, fonts in pages.items() if not set(fonts) & set(CHINESE_SANS) or any("Kai" in f for f in fonts)}
+    assert not wrong
 
 
 def test_no_failed_requests(visits):
