@@ -3,7 +3,7 @@ counted."""
 
 import pytest
 
-from rope_lib.teach.language import LANGUAGES, Words, is_han, require_language, text, word_count
+from rope_lib.teach.language import LANGUAGES, Words, is_han, join_names, require_language, text, word_count
 
 
 def test_the_languages_are_english_and_chinese():
@@ -40,3 +40,13 @@ def test_words_hold_both_languages():
         Words("rotation", "")
     with pytest.raises(ValueError, match="lang must be one of"):
         words.in_language("fr")
+
+
+def test_names_are_listed_as_each_language_lists_them():
+    assert join_names(["NoPE"]) == join_names(["NoPE"], lang="zh") == "NoPE"
+    assert join_names(["NoPE", "ALiBi"]) == "NoPE and ALiBi" and join_names(["RoPE", "NoPE", "ALiBi"]) == "RoPE, NoPE and ALiBi"
+    assert join_names(["NoPE", "ALiBi"], lang="zh") == "NoPE 和 ALiBi"
+    assert join_names(["正弦位置编码", "可学习位置编码"], lang="zh") == "正弦位置编码和可学习位置编码"
+    assert join_names(["RoPE", "正弦位置编码", "ALiBi"], lang="zh") == "RoPE、正弦位置编码和 ALiBi"
+    with pytest.raises(ValueError, match="names"):
+        join_names([])

@@ -27,9 +27,9 @@ def test_the_patch_scores_in_chinese_draw_every_glyph(rule):
 
 def test_the_mrope_figure_in_chinese_draws_every_glyph():
     fig = plot_mrope_positions(SEQUENCE, lang="zh")
-    assert "文本 4，图像 3×4，文本 4（共 20 个 token）" in fig.alt_text and "t 停在 4" in fig.alt_text and "停在 11" in fig.alt_text
+    assert "文本 4，图像 3×4，文本 4（共 20 个词元）" in fig.alt_text and "t 停在 4" in fig.alt_text and "停在 11" in fig.alt_text
     words = drawn_words(fig)
-    assert {"文本", "图像", "token 序号"} <= set(words)
+    assert {"文本", "图像", "词元序号"} <= set(words)
     assert missing_glyphs(fig) == []
     english = plot_mrope_positions(SEQUENCE)
     assert {"text", "image", "token index"} <= set(drawn_words(english)) and not has_chinese(english.alt_text)

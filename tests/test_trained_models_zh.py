@@ -42,7 +42,7 @@ def test_the_english_figures_keep_their_words():
     for fig in figures("en"):
         assert_english_figure(fig)
     assert figures("en")[4].axes[0].get_title() == "layer 1, head 2"
-    assert encoding_name("sinusoidal") == "sinusoidal" and encoding_name("sinusoidal", lang="zh") == "正弦编码"
+    assert encoding_name("sinusoidal") == "sinusoidal" and encoding_name("sinusoidal", lang="zh") == "正弦位置编码"
 
 
 def test_the_widget_speaks_chinese():

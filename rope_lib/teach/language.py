@@ -31,6 +31,20 @@ def is_han(character: str) -> bool:
     return "\u4e00" <= character <= "\u9fff" or "\u3400" <= character <= "\u4dbf"
 
 
+def join_names(names: list[str], *, lang: str = "en") -> str:
+    """Names listed as a sentence lists them: "A", "A and B", "A, B and C"; in Chinese "A、B 和 C", with a space beside
+    和 only where it meets a Latin name ("NoPE 和 ALiBi", "正弦位置编码和可学习位置编码")."""
+    require_language(lang)
+    if not names:
+        raise ValueError("names must hold at least one name, got none")
+    if len(names) == 1:
+        return names[0]
+    if lang == "en":
+        return f"{', '.join(names[:-1])} and {names[-1]}"
+    first, last = "、".join(names[:-1]), names[-1]
+    return f"{first}{'' if is_han(first[-1]) else ' '}和{'' if is_han(last[0]) else ' '}{last}"
+
+
 def word_count(words: str) -> int:
     """Words in English or Chinese text: runs between spaces, with every two Chinese characters counted as a word
     (Chinese is written without spaces)."""

@@ -37,7 +37,7 @@ class Edition:
 ENGLISH = Edition("en", "book/teachers_guide.md", "../_static/slides/", r"Lecture (\d+):", "look ahead",
                   "Exit question", "Quiz (answers inside)", "*Answer:*", "Homework")
 CHINESE = Edition("zh", "book/zh/teachers_guide.md", "_static/slides/", r"第 (\d+) 讲：", "预告",
-                  "课后提问", "小测验（内附答案）", "*答案：*", "课后作业")
+                  "课后提问", "小测验（内附答案）", "**答案**：", "课后作业")
 EDITIONS = pytest.mark.parametrize("edition", [ENGLISH, CHINESE], ids=lambda e: e.lang)
 
 

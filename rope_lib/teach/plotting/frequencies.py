@@ -22,7 +22,7 @@ def plot_wavelengths(d: int, base: float = DEFAULT_BASE, *, lang: str = "en") ->
             f"pair 0 to {lam[-1]:,.0f} positions for pair {lam.size - 1}: the wavelengths grow geometrically.",
             zh=f"折线图，纵轴取对数，画出 {lam.size} 个旋转维度对各自的波长（d = {d}，底数 = {base:g}）。"
             f"这些点落在一条直线上，从第 0 对的 {lam[0]:.2f} 个位置升到第 {lam.size - 1} 对的 {lam[-1]:,.0f} 个位置："
-            f"波长按几何级数增长。",
+            f"波长构成等比数列。",
         ),
         figsize=(6, 3.2),
     )

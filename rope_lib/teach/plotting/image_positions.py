@@ -89,8 +89,8 @@ def plot_mrope_positions(segments, *, lang: str = "en") -> Figure:
             f"panels alike; within an image t stays at {t_image}, h steps "
             f"once per row and w runs along each row; the text after it continues from the largest id plus one, "
             f"ending at {ids[-1, 0]}.",
-            zh=f"上下三幅图，分别画出 M-RoPE 的时间、高度、宽度位置编号 t、h、w 随 token 序号的变化，"
-            f"序列为 {described_zh}（共 {len(ids)} 个 token）。文本 token 在三幅图中都一样，每个 token 升一步；"
+            zh=f"上下三幅图，分别画出 M-RoPE 的时间、高度、宽度位置编号 t、h、w 随词元序号的变化，"
+            f"序列为 {described_zh}（共 {len(ids)} 个词元）。文本词元在三幅图中都一样，每个词元升一步；"
             f"在图像内部 t 停在 {t_image}，h 每行升一步，w 沿每一行递增；图像之后的文本从最大编号加一处接着数，"
             f"最后停在 {ids[-1, 0]}。",
         ),
@@ -106,6 +106,6 @@ def plot_mrope_positions(segments, *, lang: str = "en") -> Figure:
                     label=kind_name(kind, lang=lang) if a == 0 else None)
         ax.set_ylabel(name)
         ax.grid(alpha=0.3)
-    axes[-1].set_xlabel(text(lang, en="token index", zh="token 序号"))
+    axes[-1].set_xlabel(text(lang, en="token index", zh="词元序号"))
     fig.legend(loc="outside upper center", ncol=3, fontsize=8, frameon=False)
     return fig

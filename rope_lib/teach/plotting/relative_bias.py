@@ -100,7 +100,7 @@ def plot_relative_biases(head: int = 1, max_distance: int = 256, *, n_heads: int
     ax.set_ylim(low, 0.8)
     ax.set_xlim(keys[0], max_distance)
     ax.set_xlabel(text(lang, en="distance Δ = m − n from the query back to the key", zh="从查询往回到键的距离 Δ = m − n"))
-    ax.set_ylabel(text(lang, en="bias added to the score\n(linear to −1, logarithmic beyond)", zh="加到得分上的偏置\n（−1 以内为线性，之外为对数）"))
+    ax.set_ylabel(text(lang, en="bias added to the score\n(linear to −1, logarithmic beyond)", zh="加到得分上的偏置\n（0 到 −1 线性，−1 以下取对数）"))
     ax.set_title(text(lang, en=f"What each scheme adds to a score, up to Δ = {max_distance}", zh=f"各方案给得分加了什么（直到 Δ = {max_distance}）"), fontsize=10)
     ax.grid(True, alpha=0.3)
     fig.legend(fontsize=7, loc="outside lower center", ncols=2)

@@ -70,7 +70,7 @@ def plot_clock(position: int, d: int = 8, base: float = DEFAULT_BASE, *, lang: s
             zh=f"一个有 {turns.size} 根指针的钟面，d = {d}、底数 {base:g} 的向量每个维度对一根，位置 m = {position}。"
             f"第 i 根指针指向角度 m·θ_i，从 3 点钟方向起逆时针量；第 0 根（最长）已转了 {turns[0]:.2f} 弧度，"
             f"即 {turns[0] / (2 * np.pi):.2f} 整圈，而第 {turns.size - 1} 根（最短）只转了 {turns[-1]:.3f} 弧度："
-            f"各维度对的转速按几何级数依次变慢。",
+            f"各维度对的转速依次按同一比例变慢。",
         ),
         figsize=(4.6, 4.2),
     )

@@ -14,14 +14,14 @@ from .style import SEQUENTIAL_CMAP, new_figure, series_style
 ENCODING_NAMES = {"rope": "RoPE", "none": "NoPE", "sinusoidal": "sinusoidal", "learned": "learned", "alibi": "ALiBi"}
 RULE_NAMES = {"pi": "RoPE + PI", "ntk": "RoPE + NTK", "yarn": "RoPE + YaRN"}
 TASK_NAMES = {"copy": "copy (induction)", "lookback": "lookback (token k back)"}
-ENCODING_NAMES_ZH = {"rope": "RoPE", "none": "NoPE", "sinusoidal": "正弦编码", "learned": "可学习编码", "alibi": "ALiBi"}
+ENCODING_NAMES_ZH = {"rope": "RoPE", "none": "NoPE", "sinusoidal": "正弦位置编码", "learned": "可学习位置编码", "alibi": "ALiBi"}
 TASK_NAMES_ZH = {"copy": "复制（归纳）", "lookback": "回看（k 个位置前的词元）"}
 TASK_SHORT_ZH = {"copy": "复制", "lookback": "回看"}
 """The same names in Chinese: the encodings' (symbols kept), the tasks' titles, and the tasks' short names."""
 
 
 def encoding_name(encoding: str, *, lang: str = "en") -> str:
-    """The name of a position encoding in a figure's legend."""
+    """The name of a position encoding in a figure's legend or in a sentence of the text."""
     return text(lang, en=ENCODING_NAMES[encoding], zh=ENCODING_NAMES_ZH[encoding])
 
 

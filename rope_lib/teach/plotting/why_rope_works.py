@@ -183,10 +183,10 @@ def plot_base_bounds(context_lens, ours, published, fine=None, *, lang: str = "e
         figsize=(6, 3.4),
     )
     ax = fig.add_subplot()
-    ax.loglog(context_lens, ours, markersize=5, label=text(lang, en="rope_lib, 32 bases per decade", zh="rope_lib，每十倍 32 个底数"), **series_style(0))
+    ax.loglog(context_lens, ours, markersize=5, label=text(lang, en="rope_lib, 32 bases per decade", zh="rope_lib，每个数量级 32 个底数"), **series_style(0))
     if fine is not None:
         lens, values = fine
-        ax.loglog(lens, values, markersize=5, label=text(lang, en="rope_lib, 512 bases per decade", zh="rope_lib，每十倍 512 个底数"), **series_style(2))
+        ax.loglog(lens, values, markersize=5, label=text(lang, en="rope_lib, 512 bases per decade", zh="rope_lib，每个数量级 512 个底数"), **series_style(2))
     ax.loglog(context_lens, published, markersize=5, label=text(lang, en="Men et al. 2024", zh="Men 等人 2024"), **series_style(1))
     ax.set_xlabel(text(lang, en="context length L", zh="上下文长度 L"))
     ax.set_ylabel(text(lang, en="smallest base", zh="最小底数"))
