@@ -53,7 +53,7 @@ def test_the_bf16_check_speaks_chinese():
 
 def test_the_bf16_check_keeps_its_english():
     assert check_bf16_position_error(bf16_position_error).message == (
-        "bf16_position_error matches a bf16 torch.arange for n from 1 to 8192 and for three fresh random n up to 20000.")
+        "bf16_position_error matches a bf16 torch.arange for n from 1 to 8192 and for three seeded random n up to 20000.")
 
 
 @pytest.mark.parametrize("call", [lambda: plot_speed(REPORT, lang="fr"), lambda: check_bf16_position_error(bf16_position_error, lang="fr")],

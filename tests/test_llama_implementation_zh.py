@@ -56,12 +56,13 @@ def test_the_listing_caption_in_both_languages():
 # ---- the checks ----
 
 SUCCESS = {
-    check_rope_half: (rope_half, "rope_half matches rope_lib.apply_rope(x, positions, layout='half') for three shapes and offsets 0, 50 "
-                                 "and 1000 and two fresh random ones.", "rope_half 与 rope_lib.apply_rope"),
+    check_rope_half: (rope_half, "rope_half matches rope_lib.apply_rope(x, positions, layout='half') for four shapes, offsets 0, 50, "
+                                 "1000 and 4093 and two seeded random ones.", "rope_half 与 rope_lib.apply_rope"),
     check_permute_rows: (permute_rows, "permute_rows reorders the rows of W_q and W_k so that the half layout scores exactly as the "
-                                       "interleaved layout did, for three shapes and two fresh random ones.", "permute_rows 重排了"),
+                                       "interleaved layout did, for three shapes and two seeded random ones.", "permute_rows 重排了"),
     check_rotate_qk: (rotate_qk, "rotate_qk keeps scores relative, decodes token by token as in one pass, tells position 257 from 256 "
-                                 "in bfloat16 and matches RoPE in the interleaved layout for two shapes and two fresh random ones.",
+                                 "in bfloat16 and matches RoPE in the interleaved layout for three shapes, from start_pos 37, 1000 and 4093, "
+                                 "and two seeded random ones.",
                       "rotate_qk 的得分只依赖相对位置"),
 }
 

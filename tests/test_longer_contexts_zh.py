@@ -84,7 +84,7 @@ def test_the_check_speaks_chinese_with_lang_zh():
     assert "三种规则" in result.message
     english = check_rotate_cache(rotate_cache)
     assert english.message == ("rotate_cache turns the keys to positions start, start+1, … with the given frequencies, for three "
-                               "rules and starts 0, 37 and 1000 and two fresh random cases.")
+                               "rules and starts 0, 37 and 1000 and two seeded random cases.")
 
 
 @pytest.mark.parametrize("wrong, en, zh", [
@@ -96,7 +96,7 @@ def test_the_check_speaks_chinese_with_lang_zh():
     (lambda keys, start, freqs: rotate_cache(keys, start + 1, freqs), "off by one", "差了一位"),
     (lambda keys, start, freqs: rotate_cache(keys, start, freqs).float(), "dtype", "dtype"),
     (lambda keys, start, freqs: rotate_cache(keys, start, freqs)[:, 1:], "shape", "形状"),
-    (lambda keys, start, freqs: rotate_cache(keys, start, freqs) * 1.5, "differs", "相差"),
+    (lambda keys, start, freqs: rotate_cache(keys, start, freqs) * 1.5, "the result is not", "结果不是"),
 ], ids=["positions", "frequencies", "pairing", "direction", "off-by-one", "dtype", "shape", "other"])
 def test_each_hint_in_both_languages(wrong, en, zh):
     english, chinese_result = check_rotate_cache(wrong), check_rotate_cache(wrong, lang="zh")

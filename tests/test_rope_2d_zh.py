@@ -54,7 +54,7 @@ def test_the_check_speaks_chinese():
     passed = check_score_complex(score_complex, lang="zh")
     assert passed and "通过" in str(passed) and "score_complex 在 200 组随机的查询" in passed.message
     assert check_score_complex(score_complex).message == (
-        "score_complex matches the rotation-matrix score on 200 random queries, keys and positions and on 20 fresh ones.")
+        "score_complex matches the rotation-matrix score on 200 seeded random queries, keys and positions.")
     hint = check_score_complex(flipped, lang="zh")
     assert not hint and "符号错了" in hint.message and "(m − n)θ" in hint.message
     english = check_score_complex(flipped)

@@ -55,7 +55,7 @@ def test_check_rope_pairs_speaks_chinese(capsys):
     passed = check_rope_pairs(rope_pairs, lang="zh")
     assert passed and passed.message.startswith("rope_pairs 与 R^d_(Θ,m)·x 一致") and "通过" in capsys.readouterr().out
     assert check_rope_pairs(rope_pairs).message == ("rope_pairs matches R^d_(Θ,m)·x for d = 8, 16 and 32, positions 0 to 10^6, "
-                                                    "base 500000 and three fresh random cases.")
+                                                    "base 500000 and three seeded random cases.")
     wrong = {
         "clockwise": (lambda x, m, base=10000.0: rope_pairs(x, -m, base), "顺时针", "direction"),
         "half layout": (lambda x, m, base=10000.0: rotary_matrix(m, len(x), base, layout="half") @ x, "半分布局", "half layout"),

@@ -59,7 +59,7 @@ def test_the_check_speaks_chinese():
     passed = check_axial_rotate(axial_rotate, lang="zh")
     assert passed and "通过" in str(passed) and has_chinese(passed.message)
     assert check_axial_rotate(axial_rotate).message == (
-        "axial_rotate turns head vectors of 4 to 32 values to their patch, for six fixed patches and a fresh random one.")
+        "axial_rotate turns head vectors of 4 to 32 values to their patch, for seven patches, four of them seeded random ones.")
     swapped = check_axial_rotate(lambda x, h, w: axial_rotate(x, w, h), lang="zh")
     assert not swapped and "轴弄反了" in swapped.message
     scaled = check_axial_rotate(lambda x, h, w: 2 * axial_rotate(x, h, w), lang="zh")

@@ -63,7 +63,7 @@ def test_the_longrope_check_speaks_chinese():
         return 1.01 * longrope_frequencies(d, base, short_factor, long_factor, seq_len, original_max_len)
 
     for wrong, words in [(long_at_the_trained_length, ["因子组", "seq_len = 64"]), (multiplied, ["方向", "转得更慢"]),
-                         (plain, ["原始频率"]), (off, ["最多相差", "相对误差"])]:
+                         (plain, ["原始频率"]), (off, ["结果不是 LongRoPE 的频率", "最大差"])]:
         result = check_longrope_frequencies(wrong, lang="zh")
         assert not result and all(w in result.message for w in words) and "尚未通过" in str(result), result.message
         english = check_longrope_frequencies(wrong)

@@ -78,7 +78,7 @@ def test_check_b_m_speaks_chinese(capsys):
     assert passed and passed.message.startswith("b_m 与 rope_lib.b_m_theta 一致") and "通过" in capsys.readouterr().out
     english = check_b_m(b_m)
     assert english.message == ("b_m matches rope_lib.b_m_theta for d = 2 to 128, m up to 3000, bases 100, 10000 and 500000 "
-                               "and three fresh random cases.")
+                               "and three seeded random cases.")
     wrong = {
         "sin": (lambda m, d, base: sum(math.sin(m * base ** (-2 * i / d)) for i in range(d // 2)), "应该用 cos", "cos, not sin"),
         "scaled": (lambda m, d, base: b_m(m, d, base) / (d // 2), "缩放成了 1", "scaled to 1"),

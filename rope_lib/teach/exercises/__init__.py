@@ -1,12 +1,13 @@
 """Auto-checks for the book's coding exercises: pass your function, get a pass or a hint.
 
-Each `check_…` runs the student's function on fixed inputs and on a few fresh ones drawn anew on every call (so that
-no table of the tested inputs passes), compares the result with rope_lib's reference and reports the first property
-that fails, for which input (a fresh one so that it can be rebuilt), and, when the answer matches a mistake people
-often make, which one. It never shows the solution. A wrong answer (one that raises, returns None or returns something
-unreadable) is reported, never raised, and so is None in place of the function; only something else that is not
-callable raises TypeError. The result prints itself and is truthy when the answer passes, so a solution cell can
-`assert check_…(my_function)`.
+Each `check_…` runs the student's function on fixed inputs, among them the edge cases that tell the common mistakes
+apart, and on a few random ones drawn with fixed seeds, so that a wrong answer gets the same verdict every time. It
+compares the result with rope_lib's reference and reports the first property that fails, for which input (a random one
+by the seed that rebuilds it), and, when the answer matches a mistake people often make, which one. It never shows the
+solution. Whatever the student's function does (raise, exit, loop past `checking.TIME_LIMIT_S`, change its input in
+place, return None or something unreadable) is reported as NOT YET with a hint, never raised, and so is None in place
+of the function; only something else that is not callable raises TypeError. The result prints itself and is truthy
+when the answer passes, so a solution cell can `assert check_…(my_function)`.
 
 The shared machinery is in `checking`; the checks of each chapter are in the module named after the chapter's file
 (`rope_at_a_glance` for book/rope_at_a_glance.md, …).

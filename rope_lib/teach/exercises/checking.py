@@ -1,10 +1,16 @@
-"""The machinery every exercise check shares: the result, the hint, reading the student's answer, fresh inputs, and
-naming the known mistakes."""
+"""The machinery every exercise check shares: the result, the hint, calling the student's function safely, reading
+its answer, seeded random inputs, and naming the known mistakes without showing the right answer."""
 
 from __future__ import annotations
 
+import copy
+import inspect
+import math
 import numbers
 import reprlib
+import signal
+import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -14,7 +20,7 @@ import torch
 
 from ...frequencies import inv_freq
 from ...rotation import rotation_matrix_2d
-from ..language import Words, require_language, text
+from ..language import Words, is_han, require_language, text
 
 F32_EPS = float(np.finfo(np.float32).eps)
 
@@ -79,7 +85,7 @@ def run_check(exercise: str, function, body, success: Words, lang: str = "en") -
     return result
 
 
-# ---- the student's answer: called, then read, with every failure turned into a hint ----------------
+# ---- naming the call and the student's values in a hint ---------------------------------------------
 
 
 class Described(NamedTuple):
@@ -89,9 +95,11 @@ class Described(NamedTuple):
     zh: str
 
 
-def described(call: str | Words) -> Described:
+def described(call: str | Words | Described) -> Described:
     """The call a hint names, in both languages: Words where it has words ("x of shape (2, 9)" / "形状为 (2, 9) 的 x"),
-    or a str of code (possibly empty), which reads the same in both."""
+    or a str of code (possibly empty), which reads the same in both; a Described is kept as it is."""
+    if isinstance(call, Described):
+        return call
     return Described(call.en, call.zh) if isinstance(call, Words) else Described(call, call)
 
 
@@ -113,15 +121,102 @@ def said(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def call_student(function, call: str | Words, *args, **kwargs):
-    """The student's function on one input; anything it raises becomes a hint naming that input."""
-    c = described(call)
+# ---- the student's function: called on copies, under a time limit, with every failure turned into a hint ----------
+
+
+TIME_LIMIT_S = 10.0
+"""How long one call of the student's function may run before the check stops it and says so: far more than any
+exercise needs (each check's calls take milliseconds), so only a loop that never ends meets it."""
+
+
+class _OutOfTime(BaseException):
+    """Raised inside the student's function when its time is up: a BaseException, so that an `except Exception` in
+    their code does not swallow it."""
+
+
+@contextmanager
+def time_limit(seconds: float):
+    """Stop the code inside this block with _OutOfTime after `seconds`. The alarm is SIGALRM, which Python delivers to
+    the main thread only: in a Jupyter kernel on Linux, or in pytest, the code runs there; in another thread, or where
+    there is no SIGALRM, the block runs without a limit. A timer already set (by the caller) is restored afterwards,
+    less the time the block took."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def alarm(signum, frame):
+        raise _OutOfTime
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    outer, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
     try:
-        return function(*args, **kwargs)
-    except Exception as error:  # the student's code may raise anything: report it, never propagate it
+        yield
+    finally:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)  # an alarm due at this very instant may still go off here
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+            if outer:  # the caller's timer goes on; one that came due meanwhile fires at once
+                signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-6))
+
+
+def _same(before, after) -> bool:
+    """An argument as the check made it (`before`) and as the student's function left it (`after`) hold the same
+    values. Numbers and strings cannot change; arrays, tensors and lists can."""
+    if isinstance(before, torch.Tensor):
+        return before.shape == after.shape and before.dtype == after.dtype and torch.equal(before, after)
+    if isinstance(before, np.ndarray):
+        return before.shape == after.shape and before.dtype == after.dtype and np.array_equal(before, after)
+    if isinstance(before, (list, tuple)):
+        return len(before) == len(after) and all(_same(b, a) for b, a in zip(before, after))
+    return True
+
+
+def _changed_argument(function, args: tuple, kwargs: dict, given_args: tuple, given_kwargs: dict) -> str | None:
+    """The name of the first argument the student's function changed in place (its own parameter name where its
+    signature says, else its position), or None."""
+    for position, (before, after) in enumerate(zip(args, given_args)):
+        if not _same(before, after):
+            try:
+                return list(inspect.signature(function).parameters)[position]
+            except (TypeError, ValueError, IndexError):  # no readable signature, or *args
+                return f"#{position + 1}"
+    return next((name for name in kwargs if not _same(kwargs[name], given_kwargs[name])), None)
+
+
+def call_student(function, call: str | Words, *args, **kwargs):
+    """The student's function on one input. It gets copies of the arguments, so nothing it does can spoil the check's
+    inputs, and TIME_LIMIT_S seconds. What it raises, an exit (SystemExit, which sys.exit() and exit() raise), running
+    out of time and changing an argument in place each become a hint naming the input. Only KeyboardInterrupt, the
+    student stopping the kernel, passes through."""
+    c = described(call)
+    given_args, given_kwargs = copy.deepcopy((args, kwargs))
+    try:
+        with time_limit(TIME_LIMIT_S):
+            value = function(*given_args, **given_kwargs)
+    except _OutOfTime:
+        raise Hint(f"{c.en} did not return within {TIME_LIMIT_S:g} s: does a loop never end?",
+                   f"{c.zh} 在 {TIME_LIMIT_S:g} 秒内没有返回：是不是有个循环永远不会结束？") from None
+    except KeyboardInterrupt:
+        raise
+    except SystemExit as exit_:
+        raise Hint(f"{c.en} called sys.exit() ({said(exit_)}): a function hands back its answer with return, not by exiting",
+                   f"{c.zh} 调用了 sys.exit()（{said(exit_)}）：函数应当用 return 交回答案，而不是退出") from None
+    except BaseException as error:  # the student's code may raise anything: report it, never propagate it
         written = not isinstance(error, NotImplementedError)
         raise Hint(f"{c.en} raised {said(error)}" + ("" if written else " (is the function written yet?)"),
                    f"{c.zh} 抛出了 {said(error)}" + ("" if written else "（函数写好了吗？）")) from None
+    changed = _changed_argument(function, args, kwargs, given_args, given_kwargs)
+    if changed is not None:
+        raise Hint(f"{c.en} changed its argument {changed} in place: leave the inputs as they are and build the result anew "
+                   f"({changed}.clone() copies a tensor, {changed}.copy() an array)",
+                   f"{c.zh} 原地修改了参数 {changed}：请不要改动输入，把结果放进新的数组或张量"
+                   f"（张量用 {changed}.clone() 复制，数组用 {changed}.copy()）")
+    return value
+
+
+# ---- the student's answer: read, with every failure turned into a hint ------------------------------
 
 
 @contextmanager
@@ -210,30 +305,36 @@ def answer_tensor(value, call: str | Words, like: torch.Tensor, each: Words, who
 
 
 def answer_or_none(convert, function, *args):
-    """The student's answer at one more input, for diagnosis only: None where it raises or is not a valid answer."""
+    """The student's answer at one more input, for diagnosis only: None where the call or `convert` gives a hint."""
     try:
-        return convert(function(*args))
-    except Exception:  # noqa: BLE001  (any failure just means "no answer here")
+        return convert(call_student(function, "", *args))
+    except Hint:
         return None
 
 
-# ---- fresh inputs --------------------------------------------------------------------------------
+# ---- seeded random inputs ------------------------------------------------------------------------
+#
+# Each check tries fixed inputs, among them the edge cases that tell the common mistakes apart, then random ones drawn
+# from a generator with a fixed seed: the same inputs on every call, so that a wrong answer gets the same verdict and
+# the same hint every time. A random case's hint names its input, arrays by the seed that rebuilds them.
 
 
-def fresh_rng() -> np.random.Generator:
-    """A generator seeded from the operating system, so different on every call: the source of the fresh cases that
-    each check adds to its fixed ones. A fresh case's hint names its input (arrays by the seed that rebuilds them)."""
-    return np.random.default_rng()
-
-
-def fresh_seed(fresh: np.random.Generator) -> int:
-    """A seed for one fresh array: short enough to read off a hint and retype."""
-    return int(fresh.integers(10**6))
+def case_seed(rng: np.random.Generator) -> int:
+    """A seed for one random array: short enough to read off a hint and retype."""
+    return int(rng.integers(10**6))
 
 
 def normal_case(seed: int, shape) -> tuple[np.ndarray, str]:
-    """Standard normal numbers from `seed`, and the code that rebuilds them, for the hint of a fresh case."""
+    """Standard normal numbers from `seed`, and the code that rebuilds them, for the hint of a random case."""
     return np.random.default_rng(seed).standard_normal(shape), f"np.random.default_rng({seed}).standard_normal({shape})"
+
+
+def random_heads(rng: np.random.Generator, d_max: int) -> tuple[torch.Tensor, int, str]:
+    """Random float64 head vectors (B, T, H, D), D even from 4 (NTK's least) to d_max, a random start position below
+    5000, and the code that rebuilds the vectors."""
+    shape = (int(rng.integers(1, 3)), int(rng.integers(1, 7)), int(rng.integers(1, 4)), 2 * int(rng.integers(2, d_max // 2 + 1)))
+    x, rebuild = normal_case(case_seed(rng), shape)
+    return torch.from_numpy(x), int(rng.integers(0, 5000)), f"torch.from_numpy({rebuild})"
 
 
 # ---- known mistakes ----------------------------------------------------------------------------
@@ -264,6 +365,24 @@ def allclose_within(atol: float):
     return lambda a, b: np.allclose(np.asarray(a), np.asarray(b), rtol=0, atol=atol)
 
 
+def _numbers(value) -> np.ndarray:
+    """An array or tensor of any float dtype (bf16 included) as float64 numbers."""
+    return value.detach().double().cpu().numpy() if isinstance(value, torch.Tensor) else np.asarray(value, dtype=np.float64)
+
+
+def mismatch(call: str | Words, got, expected, what: Words, then: Words | None = None) -> Hint:
+    """The last hint of a check, for a wrong answer that no known mistake explains: the result of `call` is not `what`,
+    and for an array, how far its worst entry is off; `then`: where to look first. It never shows the right answer:
+    for a single number not even the gap, since the student's number plus or minus the gap would be the answer."""
+    c = described(call)
+    got, expected = _numbers(got), _numbers(expected)
+    gap = np.abs(got - expected).max() if expected.size > 1 else None
+    en = f"{c.en}: the result is not {what.en}" + ("" if gap is None else f" (largest gap {gap:.3g})") + (f"; {then.en}" if then else "")
+    space = "" if is_han(what.zh[0]) else " "  # Chinese sets a formula or a Latin word off with a space
+    zh = f"{c.zh}：结果不是{space}{what.zh}" + ("" if gap is None else f"（最大差 {gap:.3g}）") + (f"；{then.zh}" if then else "")
+    return Hint(en, zh)
+
+
 def float32_hint(call: str | Words, gap: float, why: Words) -> Words:
     """The hint for an answer that is right but for float32 rounding (largest gap `gap`); `why`: where float32 shows."""
     c = described(call)
@@ -271,6 +390,12 @@ def float32_hint(call: str | Words, gap: float, why: Words) -> Words:
         f"{c.en}: precision — close but not equal (off by {gap:.2g}), as if computed in float32: compute in float64, NumPy's default; {why.en}",
         f"{c.zh}：精度问题——很接近但不相等（差 {gap:.2g}），像是用 float32 算的：请用 NumPy 默认的 float64 计算；{why.zh}",
     )
+
+
+def significant_bits(dtype: torch.dtype) -> int:
+    """Significant bits of a float type, the implicit leading one included: 8 for bf16, 11 for float16. Every whole
+    number up to 2 ** significant_bits(dtype) is exact in it; past that they are rounded (bf16: 257 → 256)."""
+    return round(-math.log2(torch.finfo(dtype).eps)) + 1
 
 
 FLOAT32_ANGLES = Words(
@@ -287,9 +412,3 @@ def freqs_counted_from_one(d: int, base: float) -> np.ndarray:
 def turn_adjacent_pairs(x: np.ndarray, pair_angles: np.ndarray) -> np.ndarray:
     """Each adjacent pair (x_{2i}, x_{2i+1}) turned by its own angle with R(a): for wrong answers."""
     return np.concatenate([rotation_matrix_2d(a) @ x[2 * i : 2 * i + 2] for i, a in enumerate(pair_angles)])
-
-def fresh_heads(fresh: np.random.Generator, d_max: int) -> tuple[torch.Tensor, int, str]:
-    """Fresh float64 head vectors (B, T, H, D), D even from 4 (NTK's least) to d_max, a fresh start position, and the code that rebuilds them."""
-    shape = (int(fresh.integers(1, 3)), int(fresh.integers(1, 7)), int(fresh.integers(1, 4)), 2 * int(fresh.integers(2, d_max // 2 + 1)))
-    x, rebuild = normal_case(fresh_seed(fresh), shape)
-    return torch.from_numpy(x), int(fresh.integers(0, 5000)), f"torch.from_numpy({rebuild})"

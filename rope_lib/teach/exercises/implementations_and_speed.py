@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
+import numpy as np
 import torch
 
 from ..language import Words, require_language
-from .checking import CheckResult, Hint, answer_number, answer_or_none, call_student, diagnose_across, fresh_rng, run_check
+from .checking import CheckResult, Hint, answer_number, answer_or_none, call_student, diagnose_across, run_check, significant_bits
 
 
 def _bf16_offsets(n: int, dtype: torch.dtype = torch.bfloat16, *, nearest: bool = False) -> torch.Tensor:
@@ -23,11 +22,6 @@ def _bf16_errors(n: int, dtype: torch.dtype = torch.bfloat16, *, nearest: bool =
     return _bf16_offsets(n, dtype, nearest=nearest).abs()
 
 
-def _significant_bits(dtype: torch.dtype) -> int:
-    """Significant bits of a float type, the implicit leading one included: 8 for bf16, 11 for float16."""
-    return round(-math.log2(torch.finfo(dtype).eps)) + 1
-
-
 def check_bf16_position_error(bf16_position_error, *, lang: str = "en") -> CheckResult:
     """Exercise speed-ex-positions: `bf16_position_error(n)` is the largest |position − m| over m = 0 … n−1
     when the positions come from a bf16 `torch.arange(n, dtype=torch.bfloat16)` (on the CPU, in this torch).
@@ -36,15 +30,14 @@ def check_bf16_position_error(bf16_position_error, *, lang: str = "en") -> Check
     """
     require_language(lang)
     fixed = (1, 200, 256, 257, 258, 1000, 2048, 4096, 5000, 8192)
-    bits = {dtype: _significant_bits(dtype) for dtype in (torch.bfloat16, torch.float16)}
+    bits = {dtype: significant_bits(dtype) for dtype in (torch.bfloat16, torch.float16)}
 
     def read(value, call: str, n: int) -> float:
         return answer_number(value, call, [((n,), Words(f"{call} returned shape {(n,)}, one error per position; return only the largest, as one number",
                                                          f"{call} 返回的形状是 {(n,)}，每个位置一个误差；只返回最大的那个，一个数即可"))])
 
     def body(fn):
-        fresh = fresh_rng()
-        sizes = fixed + tuple(int(n) for n in fresh.integers(1, 20001, size=3))
+        sizes = fixed + tuple(int(n) for n in np.random.default_rng(5).integers(1, 20001, size=3))
         for n in sizes:
             call = f"bf16_position_error({n})"
             got = read(call_student(fn, call, n), call, n)
@@ -88,6 +81,6 @@ def check_bf16_position_error(bf16_position_error, *, lang: str = "en") -> Check
                        f"{call}：与真实位置的最大距离不是 {got:g}；把 bf16 的 torch.arange 给出的位置和 0 … {n - 1} 比一比")
 
     return run_check("speed-ex-positions", bf16_position_error, body,
-                     Words(f"bf16_position_error matches a bf16 torch.arange for n from {fixed[0]} to {fixed[-1]} and for three fresh random n up to 20000.",
-                           f"bf16_position_error 与 bf16 的 torch.arange 一致：n 从 {fixed[0]} 到 {fixed[-1]}，以及三个随机取的、不超过 20000 的 n。"),
+                     Words(f"bf16_position_error matches a bf16 torch.arange for n from {fixed[0]} to {fixed[-1]} and for three seeded random n up to 20000.",
+                           f"bf16_position_error 与 bf16 的 torch.arange 一致：n 从 {fixed[0]} 到 {fixed[-1]}，以及三个用固定种子随机取的、不超过 20000 的 n。"),
                      lang)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from ...layouts import permute_rows_to_half, permute_rows_to_interleaved
@@ -10,18 +11,49 @@ from ..language import Words, require_language
 from .checking import (
     F32_EPS,
     CheckResult,
+    Described,
     Hint,
     answer_tensor,
     call_student,
+    case_seed,
     described,
     diagnose,
-    fresh_heads,
-    fresh_rng,
-    fresh_seed,
+    mismatch,
     normal_case,
+    random_heads,
     reading_answer,
     run_check,
+    significant_bits,
 )
+
+FLOAT16_START = 4093
+"""A start position past 2048, the last of float16's run of whole numbers: positions held in float16 round there
+(4093 → 4092, 4097 → 4096), so a check that starts a case at it catches that mistake every time."""
+
+ROUNDING_DTYPES = {torch.bfloat16: "bf16", torch.float16: "float16"}
+"""The half-precision types positions are wrongly held in, by the name a hint gives them."""
+
+
+def _rounding_mistakes(positions: torch.Tensor, call: Described, then: Words | None) -> list[tuple[torch.Tensor, Words]]:
+    """For each half-precision type that changes some of `positions` (T,): the positions it holds, and the hint for an
+    answer turned to them, naming the first position it moved; `then`: what to do instead, where the exercise says."""
+    found = []
+    for dtype, name in ROUNDING_DTYPES.items():
+        held = positions.to(dtype).long()  # (T,)
+        if torch.equal(held, positions):
+            continue
+        moved = int((held != positions).long().argmax())
+        was, became, exact = positions[moved].item(), held[moved].item(), 2 ** significant_bits(dtype)
+        found.append((held, Words(
+            f"{call.en}: positions — they were rounded to {name} before the angles were computed (position {was} became {became}: "
+            f"{name} holds every whole number only up to {exact})" + (f"; {then.en}" if then else ""),
+            f"{call.zh}：位置错了——计算角度之前，位置先被舍入成了 {name}（位置 {was} 变成了 {became}：{name} 只能精确表示"
+            f"不超过 {exact} 的每个整数）" + (f"；{then.zh}" if then else ""))))
+    return found
+
+
+KEEP_POSITIONS = Words("keep the integer positions and compute the angles from them in float64, as rope_cos_sin does",
+                       "请保留整数位置，像 rope_cos_sin 那样用 float64 由它们计算角度")
 
 
 def check_rope_half(rope_half, *, lang: str = "en") -> CheckResult:
@@ -29,26 +61,25 @@ def check_rope_half(rope_half, *, lang: str = "en") -> CheckResult:
     require_language(lang)
 
     def body(fn):
-        gen, fresh = torch.Generator().manual_seed(0), fresh_rng()
+        gen, rng = torch.Generator().manual_seed(0), np.random.default_rng(1)
         cases = []
-        for shape, start in (((2, 9, 3, 32), 50), ((1, 4, 2, 8), 0), ((1, 5, 1, 16), 1000)):
+        for shape, start in (((2, 9, 3, 32), 50), ((1, 4, 2, 8), 0), ((1, 5, 1, 16), 1000), ((1, 6, 2, 16), FLOAT16_START)):
             x = torch.randn(*shape, generator=gen, dtype=torch.float64)  # (B, T, H, D)
             cases.append((x, start, Words(f"rope_half(x of shape {shape}, positions {start}…{start + shape[1] - 1})",
                                             f"rope_half(形状为 {shape} 的 x，位置 {start}…{start + shape[1] - 1})")))
         for _ in range(2):
-            x, start, rebuild = fresh_heads(fresh, 32)
+            x, start, rebuild = random_heads(rng, 32)
             cases.append((x, start, f"rope_half(x, positions=torch.arange({start}, {start + x.shape[1]})) with x = {rebuild}"))
         close = lambda a, b: torch.allclose(a, b, rtol=0, atol=1e-9)  # noqa: E731
         for x, start, call in cases:
+            call = described(call)
             positions = torch.arange(start, start + x.shape[1])  # (T,)
-            value = answer_tensor(call_student(fn, call, x.clone(), positions.clone()), call, x,
+            value = answer_tensor(call_student(fn, call, x, positions), call, x,
                                   Words("one rotated vector per head", "每个注意力头一个旋转后的向量"), Words("x's", " x "))
             expected = apply_rope(x, positions, layout="half")
             if close(value, expected):
                 continue
             cos, sin = rope_cos_sin(positions, x.shape[-1], dtype=torch.float64)  # (T, D/2)
-            in_bf16 = positions.to(torch.bfloat16).long()  # (T,): what bf16 makes of the positions
-            moved = int((in_bf16 != positions).long().argmax())
             diagnose(value, [
                 (lambda: apply_rope(x, positions), Words(
                     f"{call.en}: pairing — you paired neighbours (x_2i, x_2i+1), the interleaved layout; the half layout pairs x_i with x_(i+D/2)",
@@ -62,22 +93,19 @@ def check_rope_half(rope_half, *, lang: str = "en") -> CheckResult:
                 (lambda: apply_rope(x, -positions, layout="half"), Words(
                     f"{call.en}: direction — rotate_half must map (x1, x2) to (−x2, x1); yours turns the other way",
                     f"{call.zh}：方向反了——rotate_half 应把 (x1, x2) 变成 (−x2, x1)；你的转向了另一边")),
-                (lambda: apply_rope(x, in_bf16, layout="half"), Words(
-                    f"{call.en}: positions — they were rounded to bf16 before the angles were computed (position {positions[moved].item()} "
-                    f"became {in_bf16[moved].item()}); keep the integer positions and compute the angles from them in float64, as rope_cos_sin does",
-                    f"{call.zh}：位置错了——计算角度之前，位置先被舍入成了 bf16（位置 {positions[moved].item()} "
-                    f"变成了 {in_bf16[moved].item()}）；请保留整数位置，像 rope_cos_sin 那样用 float64 由它们计算角度")),
+                *[(lambda held=held: apply_rope(x, held, layout="half"), hint)
+                  for held, hint in _rounding_mistakes(positions, call, KEEP_POSITIONS)],
             ], close)
             if start == 0 and not close(value[:, :1], x[:, :1]):
                 raise Hint(f"{call.en}: the token at position 0 must come back unchanged",
-                           f"{call.zh}：位置 0 上的 token 必须原样返回")
-            gap = (value - expected).abs().max().item()
-            raise Hint(f"{call.en}: the result differs from RoPE in the half layout by {gap:.3g}",
-                       f"{call.zh}：结果与半分布局的 RoPE 相差 {gap:.3g}")
+                           f"{call.zh}：位置 0 上的词元必须原样返回")
+            raise mismatch(call, value, expected, Words("RoPE in the half layout", "半分布局的 RoPE"))
 
     return run_check("llama-ex-rotate-half", rope_half, body, Words(
-        "rope_half matches rope_lib.apply_rope(x, positions, layout='half') for three shapes and offsets 0, 50 and 1000 and two fresh random ones.",
-        "rope_half 与 rope_lib.apply_rope(x, positions, layout='half') 一致：三种形状、偏移 0、50 和 1000，以及两组新的随机输入都通过了。"),
+        f"rope_half matches rope_lib.apply_rope(x, positions, layout='half') for four shapes, offsets 0, 50, 1000 and {FLOAT16_START} "
+        "and two seeded random ones.",
+        f"rope_half 与 rope_lib.apply_rope(x, positions, layout='half') 一致：四种形状、偏移 0、50、1000 和 {FLOAT16_START}，"
+        "以及两组固定种子的随机输入都通过了。"),
         lang)
 
 
@@ -99,7 +127,7 @@ def check_permute_rows(permute_rows, *, lang: str = "en") -> CheckResult:
     require_language(lang)
 
     def body(fn):
-        gen, fresh = torch.Generator().manual_seed(3), fresh_rng()
+        gen, rng = torch.Generator().manual_seed(3), np.random.default_rng(3)
         cases = []
         for n_heads, head_dim, features in ((4, 8, 12), (2, 16, 32), (3, 4, 5)):
             w_q, w_k = (torch.randn(n_heads * head_dim, features, generator=gen, dtype=torch.float64) for _ in range(2))
@@ -108,8 +136,8 @@ def check_permute_rows(permute_rows, *, lang: str = "en") -> CheckResult:
                           Words(f"permute_rows(a second w of shape {shape}, n_heads={n_heads})",
                                 f"permute_rows(第二个形状为 {shape} 的 w，n_heads={n_heads})")))
         for _ in range(2):
-            n_heads, head_dim, features = int(fresh.integers(2, 5)), 2 * int(fresh.integers(2, 9)), int(fresh.integers(3, 21))
-            seeds = fresh_seed(fresh), fresh_seed(fresh)
+            n_heads, head_dim, features = int(rng.integers(2, 5)), 2 * int(rng.integers(2, 9)), int(rng.integers(3, 21))
+            seeds = case_seed(rng), case_seed(rng)
             (q, rebuild_q), (k, rebuild_k) = (normal_case(seed, (n_heads * head_dim, features)) for seed in seeds)
             cases.append((torch.from_numpy(q), torch.from_numpy(k), n_heads,
                           f"permute_rows(w, n_heads={n_heads}) with w = torch.from_numpy({rebuild_q})",
@@ -118,9 +146,10 @@ def check_permute_rows(permute_rows, *, lang: str = "en") -> CheckResult:
         positions = torch.arange(3, 10)  # (T,)
         each = Words("the same rows as w, in a new order (n_heads·head_dim rows of in_features entries)",
                      "与 w 相同的行，换一个顺序（n_heads·head_dim 行，每行 in_features 个元素）")
-        whose = Words("w's", " w ")
+        whose = Words("w's", "w ")
         for w_q, w_k, n_heads, call, call_k in cases:
-            value = call_student(fn, call, w_q.clone(), n_heads)
+            call, call_k = described(call), described(call_k)
+            value = call_student(fn, call, w_q, n_heads)
             if isinstance(value, torch.Tensor) and w_q.shape[0] != w_q.shape[1] and value.shape == w_q.T.shape:
                 raise Hint(f"{call.en} returned shape {tuple(value.shape)}: rows and columns — the matrix came back transposed; "
                            "W keeps one row per output coordinate",
@@ -128,7 +157,7 @@ def check_permute_rows(permute_rows, *, lang: str = "en") -> CheckResult:
             value = answer_tensor(value, call, w_q, each, whose)
             expected = permute_rows_to_half(w_q, n_heads)
             if torch.equal(value, expected):
-                value_k = answer_tensor(call_student(fn, call_k, w_k.clone(), n_heads), call_k, w_k, each, whose)
+                value_k = answer_tensor(call_student(fn, call_k, w_k, n_heads), call_k, w_k, each, whose)
                 if torch.equal(value_k, permute_rows_to_half(w_k, n_heads)):
                     continue
                 raise Hint(f"{call_k.en}: right for the first matrix of this shape, wrong for a second one: reorder the rows you are given",
@@ -170,8 +199,8 @@ def check_permute_rows(permute_rows, *, lang: str = "en") -> CheckResult:
 
     return run_check("llama-ex-permute", permute_rows, body, Words(
         "permute_rows reorders the rows of W_q and W_k so that the half layout scores exactly as the interleaved layout did, "
-        "for three shapes and two fresh random ones.",
-        "permute_rows 重排了 W_q 和 W_k 的行，使半分布局算出的得分与交错布局完全相同：三种形状和两组新的随机输入都通过了。"),
+        "for three shapes and two seeded random ones.",
+        "permute_rows 重排了 W_q 和 W_k 的行，使半分布局算出的得分与交错布局完全相同：三种形状和两组固定种子的随机输入都通过了。"),
         lang)
 
 
@@ -182,7 +211,7 @@ def _answer_pair(value, call: str | Words, xq: torch.Tensor, xk: torch.Tensor) -
         if not isinstance(value, (tuple, list)) or len(value) != 2:
             raise Hint(f"{call.en} returned {type(value).__name__}, expected a pair (xq rotated, xk rotated)",
                        f"{call.zh} 返回了 {type(value).__name__}，应为一对结果（旋转后的 xq, 旋转后的 xk）")
-    each = Words("one rotated vector per token and head", "每个 token、每个注意力头一个旋转后的向量")
+    each = Words("one rotated vector per token and head", "每个词元、每个注意力头一个旋转后的向量")
     return (answer_tensor(value[0], Words(call.en + "[0]", call.zh + "[0]"), xq, each, Words("xq's", " xq ")),
             answer_tensor(value[1], Words(call.en + "[1]", call.zh + "[1]"), xk, each, Words("xk's", " xk ")))
 
@@ -192,17 +221,45 @@ def _scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     return torch.einsum("bthd,bshd->bhts", q.double(), k.double())
 
 
+def _diagnose_rotation(got: torch.Tensor, y: torch.Tensor, call: Described, positions: torch.Tensor, reference, close) -> None:
+    """Raise the hint for rotate_qk's wrong answer `got` for y (xq or xk) at `positions` (T,): a known mistake's where it
+    fits, else how far it is from `reference(y)`, y turned by RoPE."""
+    start, end = positions[0].item(), positions[-1].item()
+    cos, sin = rope_cos_sin(positions, y.shape[-1], dtype=torch.float64)  # (T, D/2)
+    diagnose(got, [
+        (lambda: reference(y, layout="half"), Words(
+            f"{call.en}: pairing — your function turns x_j together with x_(j+D/2), Hugging Face's half layout; this model's weights "
+            "pair neighbours (x_2j, x_2j+1), Meta's interleaved layout",
+            f"{call.zh}：配对错了——你的函数把 x_j 与 x_(j+D/2) 一起旋转，那是 Hugging Face 的半分布局；这个模型的权重"
+            "把相邻两维 (x_2j, x_2j+1) 配成一对，即 Meta 的交错布局")),
+        (lambda: reference(y, -positions), Words(
+            f"{call.en}: direction — each pair turned by −mθ_j; RoPE turns by +mθ_j",
+            f"{call.zh}：方向反了——每个维度对转了 −mθ_j；RoPE 应转 +mθ_j")),
+        (lambda: reference(y, positions + 1), Words(
+            f"{call.en}: off by one — the first token sits at position start_pos = {start}, not start_pos + 1",
+            f"{call.zh}：差了一位——第一个词元在位置 start_pos = {start}，而不是 start_pos + 1")),
+        (lambda: reference(y, positions - 1), Words(
+            f"{call.en}: off by one — the first token sits at position start_pos = {start}, not start_pos − 1",
+            f"{call.zh}：差了一位——第一个词元在位置 start_pos = {start}，而不是 start_pos − 1")),
+        (lambda: rotate_pairs(y.double(), sin, cos).float(), Words(
+            f"{call.en}: cos and sin swapped — at position 0 nothing may move",
+            f"{call.zh}：cos 和 sin 用反了——在位置 0 什么都不该动")),
+        *[(lambda held=held: reference(y, held), hint) for held, hint in _rounding_mistakes(positions, call, None)],
+    ], close)
+    raise mismatch(call, got, reference(y), Words(f"RoPE's turn to positions {start} … {end}", f"RoPE 转到位置 {start} … {end} 的结果"))
+
+
 def check_rotate_qk(rotate_qk, *, lang: str = "en") -> CheckResult:
     """Exercise llama-ex-debug: `rotate_qk(xq, xk, start_pos)` rotates queries and keys (B, T, H, D) of the tokens at
     positions start_pos … start_pos + T − 1, pairs (x_2j, x_2j+1) as in Meta's weights, and returns them in their dtype."""
     require_language(lang)
 
     def body(fn):
-        gen, fresh = torch.Generator().manual_seed(4), fresh_rng()
+        gen, rng = torch.Generator().manual_seed(4), np.random.default_rng(4)
         randn = lambda *shape: torch.randn(*shape, generator=gen)  # noqa: E731  float32
 
         def run(call, xq, xk, start_pos):
-            return _answer_pair(call_student(fn, call, xq.clone(), xk.clone(), start_pos), call, xq, xk)
+            return _answer_pair(call_student(fn, call, xq, xk, start_pos), call, xq, xk)
 
         xq, xk = randn(1, 6, 2, 16), randn(1, 6, 2, 16)
 
@@ -219,7 +276,7 @@ def check_rotate_qk(rotate_qk, *, lang: str = "en") -> CheckResult:
         if moved > 1e-3:
             raise Hint(f"{call_at(0).en} and at start_pos=40: scores depend on the absolute position — moving all six tokens by 40 "
                        f"changes the scores q_m·k_n by up to {moved:.3g}, but RoPE's score may depend only on m − n",
-                       f"{call_at(0).zh} 与 start_pos=40 时：得分依赖绝对位置——把六个 token 全部后移 40，"
+                       f"{call_at(0).zh} 与 start_pos=40 时：得分依赖绝对位置——把六个词元全部后移 40，"
                        f"得分 q_m·k_n 最多变化 {moved:.3g}，而 RoPE 的得分只能依赖 m − n")
 
         xq, xk = randn(1, 8, 2, 16), randn(1, 8, 2, 16)
@@ -231,12 +288,12 @@ def check_rotate_qk(rotate_qk, *, lang: str = "en") -> CheckResult:
             if not (torch.allclose(q_t, full_q[:, t : t + 1], rtol=0, atol=1e-5) and torch.allclose(k_t, full_k[:, t : t + 1], rtol=0, atol=1e-5)):
                 raise Hint(f"{step}: cached decoding differs from one full pass at step t={t} — token {t} decoded alone is turned "
                            f"differently from the same token in one pass over positions 0 … 7",
-                           f"{step}：在第 t={t} 步，带缓存的解码与一次完整计算不一致——单独解码的 token {t}，"
-                           f"与在位置 0 … 7 上一次算完时的同一个 token 转过的角度不同")
+                           f"{step}：在第 t={t} 步，带缓存的解码与一次完整计算不一致——单独解码的词元 {t}，"
+                           f"与在位置 0 … 7 上一次算完时的同一个词元转过的角度不同")
 
         x = randn(1, 1, 1, 32).to(torch.bfloat16).expand(1, 2, 1, 32).contiguous()  # (1, 2, 1, 32): one vector at two positions
         call = Words("rotate_qk(x, x, start_pos=256) with x in bfloat16 holding one vector at both tokens",
-                     "rotate_qk(x, x, start_pos=256)，其中 x 为 bfloat16，两个 token 上是同一个向量")
+                     "rotate_qk(x, x, start_pos=256)，其中 x 为 bfloat16，两个词元上是同一个向量")
         q, _ = run(call, x, x, 256)
         if torch.equal(q[:, 0], q[:, 1]):
             raise Hint(f"{call.en}: positions 256 and 257 get the same rotation",
@@ -244,43 +301,21 @@ def check_rotate_qk(rotate_qk, *, lang: str = "en") -> CheckResult:
         bf16 = x, q, call
 
         cases = []
-        for shape, start in (((2, 5, 3, 16), 37), ((1, 3, 2, 8), 1000)):
+        for shape, start in (((2, 5, 3, 16), 37), ((1, 3, 2, 8), 1000), ((1, 6, 2, 16), FLOAT16_START)):
             cases.append((randn(*shape), randn(*shape), start, Words(f"rotate_qk(xq, xk, start_pos={start}) with xq, xk of shape {shape}",
                                                                      f"rotate_qk(xq, xk, start_pos={start})，其中 xq、xk 的形状为 {shape}")))
         for _ in range(2):
-            x, start, rebuild = fresh_heads(fresh, 32)
+            x, start, rebuild = random_heads(rng, 32)
             cases.append((x.float(), x.flip(1).float(), start, f"rotate_qk(xq, xq.flip(1), start_pos={start}) with xq = {rebuild}.float()"))
         for xq, xk, start, call in cases:
+            call = described(call)
             positions = torch.arange(start, start + xq.shape[1])  # (T,)
             atol = 1e-5 + 8 * F32_EPS * (start + xq.shape[1])  # float32 angles may err by about m·eps
             close = lambda a, b: torch.allclose(a.double(), b.double(), rtol=0, atol=atol)  # noqa: E731
-            q, k = run(call, xq, xk, start)
             reference = lambda y, p=positions, **kw: apply_rope(y.double(), p, **kw).float()  # noqa: E731
-            if close(q, reference(xq)) and close(k, reference(xk)):
-                continue
-            cos, sin = rope_cos_sin(positions, xq.shape[-1], dtype=torch.float64)  # (T, D/2)
-            diagnose(q, [
-                (lambda: reference(xq, layout="half"), Words(
-                    f"{call.en}: pairing — your function turns x_j together with x_(j+D/2), Hugging Face's half layout; this model's weights "
-                    "pair neighbours (x_2j, x_2j+1), Meta's interleaved layout",
-                    f"{call.zh}：配对错了——你的函数把 x_j 与 x_(j+D/2) 一起旋转，那是 Hugging Face 的半分布局；这个模型的权重"
-                    "把相邻两维 (x_2j, x_2j+1) 配成一对，即 Meta 的交错布局")),
-                (lambda: reference(xq, -positions), Words(
-                    f"{call.en}: direction — each pair turned by −mθ_j; RoPE turns by +mθ_j",
-                    f"{call.zh}：方向反了——每个维度对转了 −mθ_j；RoPE 应转 +mθ_j")),
-                (lambda: reference(xq, positions + 1), Words(
-                    f"{call.en}: off by one — the first token sits at position start_pos = {start}, not start_pos + 1",
-                    f"{call.zh}：差了一位——第一个 token 在位置 start_pos = {start}，而不是 start_pos + 1")),
-                (lambda: reference(xq, positions - 1), Words(
-                    f"{call.en}: off by one — the first token sits at position start_pos = {start}, not start_pos − 1",
-                    f"{call.zh}：差了一位——第一个 token 在位置 start_pos = {start}，而不是 start_pos − 1")),
-                (lambda: rotate_pairs(xq.double(), sin, cos).float(), Words(
-                    f"{call.en}: cos and sin swapped — at position 0 nothing may move",
-                    f"{call.zh}：cos 和 sin 用反了——在位置 0 什么都不该动")),
-            ], close)
-            gap = (q.double() - reference(xq).double()).abs().max().item()
-            raise Hint(f"{call.en}: the queries differ from RoPE at positions {start} … {positions[-1].item()} by {gap:.3g}",
-                       f"{call.zh}：在位置 {start} … {positions[-1].item()} 上，查询与 RoPE 相差 {gap:.3g}")
+            for got, y, part in zip(run(call, xq, xk, start), (xq, xk), ("[0]", "[1]")):
+                if not close(got, reference(y)):
+                    _diagnose_rotation(got, y, Described(call.en + part, call.zh + part), positions, reference, close)
         x, q, call = bf16
         gap = (q.double() - apply_rope(x.double(), torch.arange(256, 258)).to(torch.bfloat16).double()).abs().max().item()
         if gap > 0.05:
@@ -289,7 +324,7 @@ def check_rotate_qk(rotate_qk, *, lang: str = "en") -> CheckResult:
 
     return run_check("llama-ex-debug", rotate_qk, body, Words(
         "rotate_qk keeps scores relative, decodes token by token as in one pass, tells position 257 from 256 in bfloat16 "
-        "and matches RoPE in the interleaved layout for two shapes and two fresh random ones.",
-        "rotate_qk 的得分只依赖相对位置，逐个 token 解码与一次算完的结果相同，在 bfloat16 下能区分位置 257 和 256，"
-        "并且在两种形状和两组新的随机输入上与交错布局的 RoPE 一致。"),
+        f"and matches RoPE in the interleaved layout for three shapes, from start_pos 37, 1000 and {FLOAT16_START}, and two seeded random ones.",
+        "rotate_qk 的得分只依赖相对位置，逐个词元解码与一次算完的结果相同，在 bfloat16 下能区分位置 257 和 256，"
+        f"并且在三种形状（start_pos 为 37、1000 和 {FLOAT16_START}）和两组固定种子的随机输入上与交错布局的 RoPE 一致。"),
         lang)

@@ -7,26 +7,26 @@ import numpy as np
 from ...frequencies import DEFAULT_BASE, angles
 from ...rotation import rotary_matrix
 from ..language import Words
-from .checking import CheckResult, F32_EPS, FLOAT32_ANGLES, Hint, allclose_within, answer_array, call_student, diagnose, float32_hint, freqs_counted_from_one, fresh_rng, fresh_seed, normal_case, run_check, turn_adjacent_pairs
+from .checking import CheckResult, F32_EPS, FLOAT32_ANGLES, Hint, allclose_within, answer_array, call_student, diagnose, case_seed, float32_hint, freqs_counted_from_one, mismatch, normal_case, run_check, turn_adjacent_pairs
 
 
 def check_rope_pairs(rope_pairs, *, lang: str = "en") -> CheckResult:
     """Exercise glance-ex-code: `rope_pairs(x, m, base=10000.0)` turns adjacent pairs of x to position m."""
 
     def body(fn):
-        rng, fresh = np.random.default_rng(0), fresh_rng()
+        rng = np.random.default_rng(0)
         cases = [(rng.standard_normal(d), m, None, f"rope_pairs(x, m={m}) for x of length {d}") for d in (8, 32) for m in (0, 1, 257, 10**6)]
         cases.append((rng.standard_normal(16), 100, 500000.0, "rope_pairs(x, m=100, base=500000.0) for x of length 16"))
         for _ in range(3):
-            d, m, base = 2 * int(fresh.integers(1, 33)), int(fresh.integers(0, 10**6)), float(fresh.integers(100, 10**6))
-            x, rebuild = normal_case(fresh_seed(fresh), d)
+            d, m, base = 2 * int(rng.integers(1, 33)), int(rng.integers(0, 10**6)), float(rng.integers(100, 10**6))
+            x, rebuild = normal_case(case_seed(rng), d)
             cases.append((x, m, base, f"rope_pairs(x, m={m}, base={base!r}) with x = {rebuild}"))
         for x, m, base, call in cases:
             one(fn, x, m, base, call)
 
     def one(fn, x, m, base, call):
         d, theta = len(x), DEFAULT_BASE if base is None else base
-        value = call_student(fn, call, x.copy(), m) if base is None else call_student(fn, call, x.copy(), m, base=base)
+        value = call_student(fn, call, x, m) if base is None else call_student(fn, call, x, m, base=base)
         got = answer_array(value, call, (d,))
         expected = rotary_matrix(m, d, theta) @ x
         close = allclose_within(1e-8)
@@ -65,9 +65,9 @@ def check_rope_pairs(rope_pairs, *, lang: str = "en") -> CheckResult:
         if not np.isclose(np.linalg.norm(got), np.linalg.norm(x)):
             raise Hint(f"{call}: a rotation keeps the length of x, but |result| = {np.linalg.norm(got):.4g} and |x| = {np.linalg.norm(x):.4g}",
                        f"{call}：旋转不改变 x 的长度，但 |结果| = {np.linalg.norm(got):.4g}，而 |x| = {np.linalg.norm(x):.4g}")
-        raise Hint(f"{call}: the result is not R^d_(Θ,m)·x (largest gap {np.abs(got - expected).max():.3g}); compare pair 0, which turns by m radians",
-                   f"{call}：结果不是 R^d_(Θ,m)·x（最大差 {np.abs(got - expected).max():.3g}）；先对照第 0 对，它转 m 弧度")
+        raise mismatch(call, got, expected, Words("R^d_(Θ,m)·x", "R^d_(Θ,m)·x"),
+                       Words("compare pair 0, which turns by m radians", "先对照第 0 对，它转 m 弧度"))
 
     return run_check("glance-ex-code", rope_pairs, body, Words(
-        "rope_pairs matches R^d_(Θ,m)·x for d = 8, 16 and 32, positions 0 to 10^6, base 500000 and three fresh random cases.",
-        "rope_pairs 与 R^d_(Θ,m)·x 一致：d = 8、16 和 32，位置 0 到 10^6，底数 500000，外加三个新的随机用例。"), lang)
+        "rope_pairs matches R^d_(Θ,m)·x for d = 8, 16 and 32, positions 0 to 10^6, base 500000 and three seeded random cases.",
+        "rope_pairs 与 R^d_(Θ,m)·x 一致：d = 8、16 和 32，位置 0 到 10^6，底数 500000，外加三个固定种子的随机用例。"), lang)

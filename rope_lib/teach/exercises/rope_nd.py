@@ -7,7 +7,7 @@ import numpy as np
 from ..decay import relative_upper_bound
 from ...frequencies import DEFAULT_BASE
 from ..language import Words
-from .checking import CheckResult, Hint, answer_integer, call_student, fresh_rng, run_check, shown
+from .checking import CheckResult, Hint, answer_integer, call_student, run_check, shown
 
 
 _FAR = 4096
@@ -20,10 +20,10 @@ def _half_curve(d: int, base: float) -> tuple[np.ndarray, float]:
     return curve, float(curve[0]) / 2
 
 
-def _fresh_half_case(fresh: np.random.Generator) -> tuple[int, float]:
-    """A fresh (d, base) whose curve stays clear of half its start (beyond rounding) up to its first dip below it."""
+def _random_half_case(rng: np.random.Generator) -> tuple[int, float]:
+    """A random (d, base) whose curve stays clear of half its start (beyond rounding) up to its first dip below it."""
     while True:
-        d, base = 8 * int(fresh.integers(1, 33)), float(fresh.integers(100, 10**6 + 1))
+        d, base = 8 * int(rng.integers(1, 33)), float(rng.integers(100, 10**6 + 1))
         curve, half = _half_curve(d, base)
         first = int(np.argmax(curve < half))
         if np.abs(curve[: first + 1] - half).min() > 1e-9 * half:
@@ -34,8 +34,8 @@ def check_first_below_half(first_below_half, *, lang: str = "en") -> CheckResult
     """Exercise ropend-ex-half: `first_below_half(d, base)` is the first distance where Figure 2's curve is below half its value at 0."""
 
     def body(fn):
-        fresh = fresh_rng()
-        for d, base in [(128, 10000.0), (64, 10000.0), (128, 500000.0)] + [_fresh_half_case(fresh) for _ in range(2)]:
+        rng = np.random.default_rng(8)
+        for d, base in [(128, 10000.0), (64, 10000.0), (128, 500000.0)] + [_random_half_case(rng) for _ in range(2)]:
             call = f"first_below_half({d}, {base:g})"
             r = answer_integer(call_student(fn, call, d, base), call)
             curve, half = _half_curve(d, base)
@@ -54,6 +54,6 @@ def check_first_below_half(first_below_half, *, lang: str = "en") -> CheckResult
                            f"{call}：{shown(r)} 不是第一个这样的距离：曲线在更小的距离上就已低于 {half:.3f}")
 
     return run_check("ropend-ex-half", first_below_half, body,
-                     Words("first_below_half finds the first distance below half for d = 64 and 128, bases 10000 and 500000 and two fresh random d and bases.",
-                           "first_below_half 对 d = 64 和 128、底数 10000 和 500000，以及两组新随机生成的 d 和底数，都找到了第一个低于一半的距离。"),
+                     Words("first_below_half finds the first distance below half for d = 64 and 128, bases 10000 and 500000 and two seeded random d and bases.",
+                           "first_below_half 对 d = 64 和 128、底数 10000 和 500000，以及两组固定种子随机生成的 d 和底数，都找到了第一个低于一半的距离。"),
                      lang)
