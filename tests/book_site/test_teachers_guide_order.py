@@ -67,6 +67,23 @@ def test_the_decks_follow_the_chapters_in_toc_order(edition):
     assert rows == [(chapter_label(chapter), chapter.split("/")[-1]) for chapter in chapters()]
 
 
+DECK_NAME = {"en": r"Deck \*([^*]+)\*", "zh": r"幻灯片《([^》]+)》"}
+"""How a lecture plan names a deck, in each edition."""
+
+
+def chapter_titles(edition: Edition) -> set[str]:
+    """The titles of the edition's chapters, which are their decks' titles (book/_ext/slides.py), math as plain text."""
+    folder = "book" if edition.lang == "en" else "book/zh"
+    return {re.sub(r"\$([^$]*)\$", r"\1", re.search(r"^# (.+)$", (ROOT / folder / f"{chapter.split('/')[-1]}.md").read_text(), re.M).group(1))
+            for chapter in chapters()}
+
+
+@EDITIONS
+def test_the_lecture_plans_name_each_deck_by_its_title(edition):
+    named = [re.sub(r"\$([^$]*)\$", r"\1", name) for name in re.findall(DECK_NAME[edition.lang], edition.guide)]
+    assert len(named) >= 10 and not set(named) - chapter_titles(edition), set(named) - chapter_titles(edition)
+
+
 @EDITIONS
 def test_the_lectures_take_the_chapters_in_toc_order(edition):
     order = [chapter_label(chapter) for chapter in chapters()]
@@ -145,3 +162,10 @@ def test_a_lecture_without_its_exit_question_is_caught(edition):
     end = guide.index("\n## ", first + 1)
     without_exit = guide[:first] + guide[first:end].replace(edition.exit_question, "…") + guide[end:]
     assert lecture_gaps(without_exit, edition) == ["lecture 1: no exit question"]
+
+
+@EDITIONS
+def test_the_guide_points_to_its_own_editions_student_notebooks(edition):
+    folder = "book" if edition.lang == "en" else "book/zh"
+    paths = re.findall(r"`(book/(?:zh/)?)<chapter>\.student\.ipynb`", edition.guide)
+    assert paths and set(paths) == {f"{folder}/"}
