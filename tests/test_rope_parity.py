@@ -112,3 +112,33 @@ def test_permuted_weights_make_hugging_faces_half_layout_score_like_metas_interl
     )
     scores_hf = q_hf @ k_hf.transpose(-1, -2)  # (B, H, T, T)
     torch.testing.assert_close(scores_hf, scores_meta, rtol=1e-5, atol=1e-3)
+
+
+def test_the_temporaries_the_speed_appendix_names_are_the_peers_own():
+    """What "Implementations and speed" says each peer allocates, seen in the installed code: Meta's apply_rotary_emb
+    takes a float32 copy of a bf16 input; Hugging Face's keeps bf16 in bf16 (its cos and sin come in the input's
+    dtype), and rotate_half's halves are views of the input while its negation and concatenation are new tensors.
+    And the LLaMA chapter's summary: view_as_complex and view_as_real share memory, torch.polar does not."""
+    import inspect
+
+    from llama_models.llama3 import model as meta
+    from transformers import LlamaConfig
+    from transformers.models.llama import modeling_llama as hf
+
+    assert "xq.float()" in inspect.getsource(meta.apply_rotary_emb)
+    x = torch.randn(1, 2, 4, 8).to(torch.bfloat16)  # (B, H, T, D)
+    config = LlamaConfig(hidden_size=16, num_attention_heads=2, head_dim=8, max_position_embeddings=8)
+    cos, sin = hf.LlamaRotaryEmbedding(config)(x, torch.arange(4)[None])
+    assert cos.dtype == sin.dtype == torch.bfloat16
+    assert hf.apply_rotary_pos_emb(x, x, cos, sin)[0].dtype == torch.bfloat16
+    source = inspect.getsource(hf.rotate_half)
+    assert "x[..., : x.shape[-1] // 2]" in source and "torch.cat((-x2, x1), dim=-1)" in source
+    assert x[..., :4].untyped_storage().data_ptr() == x.untyped_storage().data_ptr()  # a slice is a view
+
+    pairs = torch.randn(3, 2)
+    assert torch.view_as_complex(pairs).untyped_storage().data_ptr() == pairs.untyped_storage().data_ptr()
+    z = torch.view_as_complex(pairs)
+    assert torch.view_as_real(z).untyped_storage().data_ptr() == z.untyped_storage().data_ptr()
+    lengths, angles = torch.ones(3), torch.zeros(3)
+    made = torch.polar(lengths, angles)
+    assert made.untyped_storage().data_ptr() not in (lengths.untyped_storage().data_ptr(), angles.untyped_storage().data_ptr())
