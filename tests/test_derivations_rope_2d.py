@@ -3,10 +3,12 @@ planted in any of them is caught."""
 
 import re
 
+import numpy as np
 import pytest
 
 from paths import ROOT
 from rope_lib.teach.derivations import rope_2d
+from rope_lib.teach.plotting.rope_2d import DEFAULT_K, DEFAULT_Q
 from rope_lib.teach.displayed_equations import Page, page_equations, parse_sides
 
 CHAPTER = ROOT / "book" / rope_2d.CHAPTER
@@ -73,3 +75,51 @@ def test_a_page_must_declare_every_equation(tmp_path):
     path.write_text(CHAPTER.read_text().replace("$$ (rope2d-step-euler)", "$$ (rope2d-step-euler-renamed)", 1))
     with pytest.raises(ValueError, match="neither checked nor declared unchecked"):
         page(path)
+
+
+EDITIONS = [CHAPTER, ROOT / "book" / "zh" / rope_2d.CHAPTER]
+
+
+def prose(path):
+    """The page's text outside its code cells."""
+    return re.sub(r"```\{code-cell\}.*?\n```", "", path.read_text(), flags=re.S)
+
+
+def test_the_mirror_rule_meets_the_real_goal_and_not_the_complex_one():
+    """What assumption 1 buys: mirroring every vector at an odd position keeps every length, treats queries and keys
+    alike and leaves position 0 alone, and its dot product sees m − n alone; its complex product does not."""
+    rng = np.random.default_rng(0)
+    q, k = complex(*rng.standard_normal(2)), complex(*rng.standard_normal(2))
+    pairs = [(m, n) for m in range(12) for n in range(12)]
+    products = dict(zip(pairs, rope_2d.mirror_products(q, k, pairs)))
+    for (m, n), z in products.items():
+        assert z.real == pytest.approx(products[(m - n, 0) if m >= n else (0, n - m)].real, abs=1e-12)
+        assert abs(rope_2d.mirror_at_odd_positions(q, m)) == pytest.approx(abs(q), abs=1e-15)
+    assert rope_2d.mirror_at_odd_positions(q, 0) == q and rope_2d.mirror_at_odd_positions(k, 0) == k
+    assert abs(products[(1, 1)] - products[(0, 0)]) > 0.1 and products[(1, 1)] == pytest.approx(products[(0, 0)].conjugate())
+    rope = [q * np.exp(1j * m * 0.35) * (k * np.exp(1j * n * 0.35)).conjugate() for m, n in pairs]
+    assert not np.allclose([z.real for z in products.values()], [z.real for z in rope])  # not RoPE in disguise
+
+    figure_q, figure_k = np.array(DEFAULT_Q), np.array(DEFAULT_K)
+    shown = rope_2d.mirror_products(complex(*figure_q), complex(*figure_k))
+    np.testing.assert_allclose([z.real for z in shown], figure_q @ figure_k, rtol=1e-12)  # the score the page glues
+    assert abs(shown[1] - shown[0]) > 0.1 and shown[1] == pytest.approx(shown[0].conjugate())
+
+
+@pytest.mark.parametrize("path", EDITIONS, ids=["en", "zh"])
+def test_the_page_says_what_assumption_1_buys(path):
+    """Both editions: the summary credits the complex goal (assumption 1) with forcing the answer, the derivation says
+    what it buys with the mirror rule glued from rope_lib, and the decay is a bound's, pointing to "Why RoPE works"."""
+    text = prose(path)
+    summary = text[text.index("## Summary" if path == CHAPTER else "## 小结") :]
+    assert ("The goal in its complex form (assumption 1)" in summary) or ("复数形式的目标（假设 1）" in summary)
+    assert "The goal, with position 0 changing nothing" not in summary and not summary.count("- 加上“位置 0")
+    assert ("mirrored at every odd position" in summary) or ("每个奇数位置把向量换成它的镜像" in summary)
+    assert "{glue:text}`rope2d_mirror_score" in text and 'glue("rope2d_mirror_score",' in path.read_text()
+    pairs = ", ".join(str(pair) for pair in rope_2d.MIRROR_PAIRS[:-1])
+    flat = text.replace("\n", " ").replace("、", ", ")
+    assert pairs in flat and str(rope_2d.MIRROR_PAIRS[-1]) in flat, "the positions the prose names are the ones computed"
+    assert "on average" not in text and "平均而言得分随距离衰减" not in text
+    decay = text[text.index("{ref}`wr-decay`") - 200 : text.index("{ref}`wr-decay`")]
+    assert "upper bound" in decay or "上界" in decay
+    assert "(wr-decay)=" in (path.parents[0] / "why_rope_works.md").read_text()

@@ -46,3 +46,15 @@ def test_bad_base_is_named():
         inv_freq(8, 1.0)
     with pytest.raises(TypeError, match=r"seq_len must be an int"):
         sinusoidal_encoding(2.5, 8)
+
+
+def test_a_larger_d_stretches_the_longest_wavelength_towards_2pi_base():
+    """"RoPE at a glance": a larger d keeps the shortest wavelength at 2π and stretches the longest, 2π·base^((d−2)/d),
+    towards 2π·base; it does not keep the same range."""
+    base = 10000.0
+    longest = {d: wavelengths(d, base)[-1] for d in range(2, 1026, 2)}
+    assert round(longest[16]) == 19869 and round(longest[256]) == 58470
+    assert all(wavelengths(d, base)[0] == pytest.approx(2 * np.pi) for d in (2, 16, 256, 1024))
+    assert all(longest[d] < longest[d + 2] < 2 * np.pi * base for d in range(2, 1024, 2))
+    np.testing.assert_allclose([longest[d] for d in (16, 256)], 2 * np.pi * base ** (np.array([14, 254]) / [16, 256]), rtol=1e-12)
+    assert longest[1024] / (2 * np.pi * base) > 0.98 and longest[16] / (2 * np.pi * base) < 0.32

@@ -1,10 +1,13 @@
 """The chapter "RoPE at a glance" in both languages: its score grid, wavelength explorer and exercise check speak
 Chinese with lang="zh", draw every glyph, keep their English by default, and refuse a language the book does not have."""
 
+import re
+
 import numpy as np
 import pytest
 
 from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
+from paths import ROOT
 from rope_lib import rotary_matrix
 from rope_lib.teach.exercises import check_rope_pairs
 from rope_lib.teach.plotting.scores import plot_score_grid
@@ -71,3 +74,20 @@ def test_check_rope_pairs_speaks_chinese(capsys):
         assert not english and en in english.message and not has_chinese(english.message), (name, english.message)
     with pytest.raises(ValueError, match="lang"):
         check_rope_pairs(rope_pairs, lang="fr")
+
+
+@pytest.mark.parametrize("page", ["book/rope_at_a_glance.md", "book/zh/rope_at_a_glance.md"])
+def test_the_page_says_a_larger_d_stretches_the_longest_wavelength(page):
+    """Both editions: a larger d keeps the shortest wavelength at 2π and stretches the longest towards 2π·base, with
+    the numbers glued from rope_lib.wavelengths, where the page once said it "keeps the same range"."""
+    text = (ROOT / page).read_text()
+    code = "\n".join(re.findall(r"```\{code-cell\}.*?\n```", text, flags=re.S))
+    prose = re.sub(r"```\{code-cell\}.*?\n```", "", text, flags=re.S)
+    assert "same range" not in prose and "范围不变" not in prose and "范围几乎不变" not in prose
+    sentence = prose[prose.index("glance_longest_small_d") - 400 : prose.index("glance_longest_limit") + 40]
+    assert r"2\pi\cdot\text{base}^{(d-2)/d}" in sentence
+    assert r"towards $2\pi\cdot\text{base}$" in sentence or r"趋向 $2\pi\cdot\text{base}$" in sentence
+    for name in ("glance_base", "glance_small_d", "glance_large_d", "glance_longest_small_d", "glance_longest_large_d", "glance_longest_limit"):
+        assert f"{{glue:text}}`{name}" in sentence and f'glue("{name}",' in code
+    assert "small_d, large_d = 16, 256" in code and "rope_lib.wavelengths(dim, rope_lib.DEFAULT_BASE)" in code
+    assert not re.search(r"\d{2},\d{3}", sentence.replace("500,000", "")), "a wavelength typed into the prose"

@@ -73,6 +73,27 @@ def assembled_query() -> Check:
     )
 
 
+# ---- What assumption 1 buys ------------------------------------------------------------------
+
+MIRROR_PAIRS = ((2, 0), (3, 1), (13, 11), (103, 101))
+"""The query and key positions at which the chapter compares the mirror rule's scores and complex products."""
+
+
+def mirror_at_odd_positions(z: complex, position: int) -> complex:
+    """z at an even position, its conjugate (z mirrored in the real axis) at an odd one.
+
+    A rule the real goal (RoFormer eq. 11) lets through and the complex goal (assumption 1 of "RoPE in two
+    dimensions") does not: it never changes a length, treats queries and keys alike and leaves position 0 alone,
+    and Re[f_q f_k*] depends on m − n only (on its parity), but f_q f_k* itself does not.
+    """
+    return complex(z).conjugate() if position % 2 else complex(z)
+
+
+def mirror_products(q: complex, k: complex, pairs=MIRROR_PAIRS) -> list[complex]:
+    """f_q f_k* under `mirror_at_odd_positions` at each (m, n) of `pairs`; its real part is the score."""
+    return [mirror_at_odd_positions(q, m) * mirror_at_odd_positions(k, n).conjugate() for m, n in pairs]
+
+
 # ---- Checking the solution -------------------------------------------------------------------
 
 
