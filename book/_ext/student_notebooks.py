@@ -6,8 +6,10 @@ followed by its solution between `:::{solution-start} <label>` and `:::{solution
 student edition drops every solution block. A coding exercise (one whose statement
 names an auto-check, `check_<name>(`) gets in its place an empty "your turn" cell
 holding a stub of each checked function, and a cell that runs the check on it; on the
-stub the check reports NOT YET. Everything else of the chapter stays as it is, so the
-student edition runs top to bottom as the chapter does.
+stub the check reports NOT YET. The cells the site leaves out (tagged remove-cell: the
+teacher's speaker notes, and cells that only glue a number into the text) are left out
+too. Everything else of the chapter stays as it is, so the student edition runs top to
+bottom as the chapter does.
 
 Loaded by Jupyter Book as a local Sphinx extension, it writes `<chapter>.student.ipynb`
 beside each executed notebook in the site's `_sources` (book_site.py offers both in
@@ -30,6 +32,11 @@ from pathlib import Path
 
 SUFFIX = ".student.ipynb"
 """A chapter's student edition is `<chapter>.student.ipynb`."""
+
+REMOVED_TAG = "remove-cell"
+"""The tag of the cells the site leaves out: the teacher's speaker notes (tagged "notes" too, which the decks show)
+and the cells that only glue a number into the text. The student edition leaves them out as well: a note may
+answer the question the teacher is to ask."""
 
 YOUR_TURN_TAG = "your-turn"
 CHECK_TAG = "check-your-answer"
@@ -148,6 +155,7 @@ def student_notebook(chapter: Path):
     import jupytext
 
     notebook = jupytext.reads(student_source(chapter.read_text()), fmt="md:myst")
+    notebook.cells = [cell for cell in notebook.cells if REMOVED_TAG not in cell.metadata.get("tags", [])]
     for number, cell in enumerate(notebook.cells):  # ids from the order, not random: the same source, the same file
         cell["id"] = f"{chapter.stem}-{number}"
     return notebook

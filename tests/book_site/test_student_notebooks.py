@@ -1,5 +1,5 @@
-"""The student edition of each chapter (book/_ext/student_notebooks.py): no line of any solution, every exercise
-statement kept, and for each coding exercise an empty "your turn" cell and a cell that runs its auto-check, which
+"""The student edition of each chapter (book/_ext/student_notebooks.py): no line of any solution, no speaker note,
+every exercise statement kept, and for each coding exercise an empty "your turn" cell and a cell that runs its auto-check, which
 answers NOT YET on the empty answer; the built site offers it in each chapter's download menu, and its Binder button
 opens it. tests/book_site/test_notebook_environment.py runs it top to bottom in the Binder environment."""
 
@@ -66,6 +66,25 @@ def test_a_solution_line_planted_in_the_student_edition_is_found():
     assert planted.strip() in solution_lines(chapter)
     untagged(notebook)[-1].source += "\n" + planted
     assert solution_lines_in(notebook, chapter) == [planted.strip()]
+
+
+def speaker_notes(chapter: str) -> list[str]:
+    """The text of each of the chapter's speaker notes (its markdown cells tagged notes and remove-cell)."""
+    import jupytext
+
+    cells = jupytext.reads(source(chapter), fmt="md:myst").cells
+    return [c.source for c in cells if c.cell_type == "markdown" and {"notes", "remove-cell"} <= set(c.metadata.get("tags", []))]
+
+
+def test_the_student_edition_holds_no_speaker_note_and_nothing_the_site_removes(edition):
+    """A speaker note may answer the question the teacher is to ask ("Ask: … (answer)"): the student's notebook holds
+    none of them, and no other cell the site leaves out."""
+    chapter, notebook = edition
+    notes = speaker_notes(chapter)
+    assert len(notes) >= 5, f"{chapter}: too few speaker notes to tell anything"
+    assert not tagged(notebook, student_notebooks.REMOVED_TAG)
+    shown = {cell.source for cell in notebook.cells}
+    assert not [note for note in notes if note in shown]
 
 
 def test_the_student_edition_keeps_every_exercise_statement_and_hint(edition):
