@@ -164,17 +164,20 @@ CHINESE_SANS = ("Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Hiragi
 
 
 def chinese_fonts(page) -> list[str]:
-    """The faces the browser set the first Chinese paragraph of the page in, from Chrome's DevTools protocol."""
+    """The faces the browser set the page's first Chinese paragraph and first code cell with Chinese in (its comments
+    and strings), from Chrome's DevTools protocol."""
     cdp = page.context.new_cdp_session(page)
     cdp.send("DOM.enable")
     cdp.send("CSS.enable")
     root = cdp.send("DOM.getDocument")["root"]["nodeId"]
-    paragraphs = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": "article p"})["nodeIds"]
-    for node in paragraphs:
-        text = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
-        if sum("\u4e00" <= c <= "\u9fff" for c in text) >= 10:
-            return [font["familyName"] for font in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]]
-    return []
+    fonts = []
+    for selector, least in (("article p", 10), ("article div.highlight pre", 2)):
+        for node in cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})["nodeIds"]:
+            text = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
+            if sum("\u4e00" <= c <= "\u9fff" for c in text) >= least:
+                fonts += [font["familyName"] for font in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]]
+                break
+    return fonts
 
 
 UNLABELLED_JS = """() => Array.from(document.images)
@@ -294,8 +297,8 @@ def test_the_chinese_edition_shows_no_english_interface_words(visits):
 
 
 def test_chinese_text_is_set_in_a_sans_face(visits):
-    """Each Chinese page's first Chinese paragraph is set in a face of the stack of book.css, a sans face, never the
-    Kai (楷体) a browser falls back to on a machine with TeX's fonts."""
+    """Each Chinese page's first Chinese paragraph and first code cell with Chinese are set in a face of the stacks of
+    book.css, a sans face, never the Kai (楷体) a browser falls back to on a machine with TeX's fonts."""
     pages = {name: v.chinese_fonts for name, v in visits.items() if name.startswith("zh/") and v.chinese_fonts}
     assert len(pages) > 10
     wrong = {name: fonts for name, fonts in pages.items() if not set(fonts) & set(CHINESE_SANS) or any("Kai" in f for f in fonts)}
