@@ -211,7 +211,7 @@ def benchmark_case(device: torch.device, dtype_name: str, seq_len: int, *, warmu
         slot.update({f"own_{layout}": x.clone() for layout in ("half", "interleaved")})  # rotated in place, again and again
         slots.append(slot)
     positions = torch.arange(seq_len, device=device)
-    cos, sin = rope_cos_sin(positions, HEAD_DIM, theta=THETA, dtype=torch.float32)  # (T, D/2) each
+    cos, sin = rope_cos_sin(positions, HEAD_DIM, base=THETA, dtype=torch.float32)  # (T, D/2) each
 
     fns = {("copy", "any"): (lambda slot: slot["dst"].copy_(slot["x"]), 1)}
     for layout in ("half", "interleaved"):
@@ -252,11 +252,11 @@ def bf16_pitfalls(device: torch.device, seq_len: int) -> dict:
     """
     positions = torch.arange(seq_len, device=device)
     x = torch.randn(1, seq_len, 4, HEAD_DIM, generator=torch.Generator(device=device).manual_seed(1), device=device).to(torch.bfloat16)
-    cos64, sin64 = rope_cos_sin(positions, HEAD_DIM, theta=THETA, dtype=torch.float64)
+    cos64, sin64 = rope_cos_sin(positions, HEAD_DIM, base=THETA, dtype=torch.float64)
     exact = rotate_pairs(x.double(), cos64, sin64)  # (1, S, 4, D) float64, interleaved
     exact_half = rotate_pairs(x.double(), cos64, sin64, layout="half")
     scale = x.double().abs().max().item()
-    cos, sin = rope_cos_sin(positions, HEAD_DIM, theta=THETA)
+    cos, sin = rope_cos_sin(positions, HEAD_DIM, base=THETA)
     outputs = {"rope_lib_fused": (rotate_pairs_fused(x, cos, sin), exact)}
     result = {"seq_len": seq_len, "output_error": {}}
     try:

@@ -65,7 +65,7 @@ class Attention(nn.Module):
     scaling: a `RopeScaling` rule for longer contexts, or None for plain RoPE.
     rotary_dim: rotate only the first rotary_dim coordinates of each head (None: all).
     position_encoding: "rope", "none" (no rotation) or "alibi" (no rotation, ALiBi's bias on the
-    scores); theta, layout, scaling and rotary_dim belong to "rope".
+    scores); base, layout, scaling and rotary_dim belong to "rope".
     Queries and keys are rotated by `rotate`, the eager reference form; the kernel layer's
     `rope_lib.kernels.FusedAttention` rotates them in place instead.
     """
@@ -78,7 +78,7 @@ class Attention(nn.Module):
         n_kv_heads: int | None = None,
         max_batch_size: int = 1,
         max_seq_len: int = 2048,
-        theta: float = DEFAULT_BASE,
+        base: float = DEFAULT_BASE,
         layout: str = "interleaved",
         device=None,
         dtype: torch.dtype = torch.float32,
@@ -102,7 +102,7 @@ class Attention(nn.Module):
         self.head_dim = require_even_dim(dim // self.n_heads, "head_dim (dim / n_heads)")
         self.dim = dim
         self.max_seq_len = require_positive_int(max_seq_len, "max_seq_len")
-        self.theta = require_base(theta)
+        self.base = require_base(base)
         self.layout = require_layout(layout)
         if scaling is not None and not isinstance(scaling, RopeScaling):
             raise TypeError(f"scaling must be a rope_lib.RopeScaling or None, got {type(scaling).__name__}")
@@ -117,7 +117,7 @@ class Attention(nn.Module):
         self.wv = nn.Linear(dim, self.n_kv_heads * self.head_dim, bias=False, **factory)
         self.wo = nn.Linear(self.n_heads * self.head_dim, dim, bias=False, **factory)
 
-        self.freqs = None if scaling is None else scaling.frequencies(self.rotary_dim, self.theta)  # θ'_i at the trained length
+        self.freqs = None if scaling is None else scaling.frequencies(self.rotary_dim, self.base)  # θ'_i at the trained length
         cos = sin = None  # no tables without rotation
         if position_encoding == "rope":
             cos, sin = self._compute_tables(torch.arange(self.max_seq_len, device=device), self.freqs, compute_dtype(dtype))
@@ -131,7 +131,7 @@ class Attention(nn.Module):
 
     def _compute_tables(self, positions: torch.Tensor, freqs, dtype: torch.dtype):
         factor = 1.0 if self.scaling is None else self.scaling.attention_factor
-        return rope_cos_sin(positions, self.rotary_dim, theta=self.theta, dtype=dtype, inv_freq=freqs, attention_factor=factor)
+        return rope_cos_sin(positions, self.rotary_dim, base=self.base, dtype=dtype, inv_freq=freqs, attention_factor=factor)
 
     def rope_tables(self, positions: range | torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
         """cos and sin, each (len(positions), rotary_dim/2) or positions.shape + (rotary_dim/2,), for tokens at
@@ -150,7 +150,7 @@ class Attention(nn.Module):
             positions = torch.arange(positions.start, positions.stop, device=self.rope_cos.device)
         elif not dynamic and positions.numel() and 0 <= int(positions.min()) and int(positions.max()) < self.max_seq_len:
             return self.rope_cos[positions], self.rope_sin[positions]
-        freqs = self.scaling.frequencies(self.rotary_dim, self.theta, seq_len) if dynamic else self.freqs
+        freqs = self.scaling.frequencies(self.rotary_dim, self.base, seq_len) if dynamic else self.freqs
         return self._compute_tables(positions, freqs, self.rope_cos.dtype)
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -67,13 +67,13 @@ def require_bool(value, name: str) -> bool:
     return value
 
 
-def require_base(theta, name: str = "theta") -> float:
+def require_base(base, name: str = "base") -> float:
     """The RoPE base (10000 in RoFormer and LLaMA 1/2, 500000 in Llama 3)."""
-    if isinstance(theta, bool) or not isinstance(theta, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(theta).__name__}")
-    if not (theta > 1.0 and math.isfinite(theta)):
-        raise ValueError(f"{name} must be a finite number greater than 1 so that the frequencies decrease, got {theta}")
-    return float(theta)
+    if isinstance(base, bool) or not isinstance(base, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(base).__name__}")
+    if not (base > 1.0 and math.isfinite(base)):
+        raise ValueError(f"{name} must be a finite number greater than 1 so that the frequencies decrease, got {base}")
+    return float(base)
 
 
 def require_factor(factor, name: str = "factor") -> float:

@@ -57,7 +57,7 @@ class ModelConfig:
     dim: the width of the residual stream; n_heads query heads of dim / n_heads coordinates each and
     n_kv_heads key/value heads (None: as many as n_heads); hidden_dim: the width of the SwiGLU MLP.
     max_seq_len, max_batch_size: the KV cache (and the rows of a learned position table).
-    theta, layout, scaling: RoPE (see `Attention`); with another position_encoding they keep their defaults.
+    base, layout, scaling: RoPE (see `Attention`); with another position_encoding they keep their defaults.
     tie_embeddings: the LM head reuses the token embedding matrix. device=None: CUDA when available.
     position_encoding: one of `POSITION_ENCODINGS`.
     """
@@ -71,7 +71,7 @@ class ModelConfig:
     norm_eps: float = 1e-5
     max_seq_len: int = 2048
     max_batch_size: int = 1
-    theta: float = DEFAULT_BASE
+    base: float = DEFAULT_BASE
     layout: str = "interleaved"
     scaling: RopeScaling | None = None
     tie_embeddings: bool = False
@@ -91,7 +91,7 @@ class ModelConfig:
         if (self.dim // self.n_heads) % 2:
             raise ValueError(f"head_dim = dim / n_heads = {self.dim // self.n_heads} must be even (coordinates rotate in pairs)")
         require_positive_real(self.norm_eps, "norm_eps")
-        require_base(self.theta)
+        require_base(self.base)
         require_layout(self.layout)
         if self.scaling is not None and not isinstance(self.scaling, RopeScaling):
             raise TypeError(f"scaling must be a rope_lib.RopeScaling or None, got {type(self.scaling).__name__}")
@@ -101,10 +101,10 @@ class ModelConfig:
             require_device(self.device)
         if not isinstance(self.position_encoding, str) or self.position_encoding not in POSITION_ENCODINGS:
             raise ValueError(f"position_encoding must be one of {POSITION_ENCODINGS}, got {self.position_encoding!r}")
-        if self.position_encoding != "rope" and (self.scaling is not None or self.theta != DEFAULT_BASE or self.layout != "interleaved"):
+        if self.position_encoding != "rope" and (self.scaling is not None or self.base != DEFAULT_BASE or self.layout != "interleaved"):
             raise ValueError(
-                f"theta, layout and scaling are RoPE's settings; position_encoding={self.position_encoding!r} does not rotate, "
-                f"so leave them at their defaults, got theta={self.theta}, layout={self.layout!r}, scaling={self.scaling}"
+                f"base, layout and scaling are RoPE's settings; position_encoding={self.position_encoding!r} does not rotate, "
+                f"so leave them at their defaults, got base={self.base}, layout={self.layout!r}, scaling={self.scaling}"
             )
 
     @property
@@ -170,7 +170,7 @@ class TransformerBlock(nn.Module):
             n_kv_heads=config.kv_heads,
             max_batch_size=config.max_batch_size,
             max_seq_len=config.max_seq_len,
-            theta=config.theta,
+            base=config.base,
             layout=config.layout,
             scaling=config.scaling,
             position_encoding=config.position_encoding if config.position_encoding in ("rope", "alibi") else "none",
@@ -617,7 +617,7 @@ def config_from_hf(hf_config, *, layout: str = "half", max_seq_len: int | None =
         norm_eps=require_positive_real(_read(hf_config, "rms_norm_eps"), "hf_config's rms_norm_eps"),
         max_seq_len=positions if max_seq_len is None else max_seq_len,
         max_batch_size=max_batch_size,
-        theta=require_base(rope.get("rope_theta", DEFAULT_BASE), "rope_parameters['rope_theta']"),
+        base=require_base(rope.get("rope_theta", DEFAULT_BASE), "rope_parameters['rope_theta']"),
         layout=layout,
         scaling=scaling,
         tie_embeddings=require_bool(_read(hf_config, "tie_word_embeddings", False), "hf_config's tie_word_embeddings"),

@@ -36,23 +36,23 @@ from .checks import (
 from .frequencies import DEFAULT_BASE
 
 
-def rope_angles(positions, dim: int, *, theta: float = DEFAULT_BASE, inv_freq=None) -> torch.Tensor:
+def rope_angles(positions, dim: int, *, base: float = DEFAULT_BASE, inv_freq=None) -> torch.Tensor:
     """m·θ_i in float64, shape positions.shape + (dim/2,), on the positions' device.
 
-    inv_freq: optional dim/2 frequencies that replace theta^(−2i/dim), e.g. a
+    inv_freq: optional dim/2 frequencies that replace base^(−2i/dim), e.g. a
     context-extension rule of `rope_lib.scaling` (chapter "Longer contexts").
     """
     positions = as_positions(positions)
     dim = require_even_dim(dim, "dim")
     if inv_freq is None:
-        freqs = torch.from_numpy(frequencies.inv_freq(dim, require_base(theta, "theta"))).to(positions.device)
+        freqs = torch.from_numpy(frequencies.inv_freq(dim, require_base(base))).to(positions.device)
     else:
         freqs = frequency_tensor(inv_freq, dim // 2, positions.device)  # a tensor keeps its graph
     return positions.to(torch.float64)[..., None] * freqs  # (..., D/2) float64
 
 
 def rope_cos_sin(
-    positions, dim: int, *, theta: float = DEFAULT_BASE, dtype: torch.dtype = torch.float32, inv_freq=None, attention_factor: float = 1.0
+    positions, dim: int, *, base: float = DEFAULT_BASE, dtype: torch.dtype = torch.float32, inv_freq=None, attention_factor: float = 1.0
 ):
     """cos(m·θ_i) and sin(m·θ_i), each shape positions.shape + (dim/2,), cast to `dtype` at the end.
 
@@ -60,7 +60,7 @@ def rope_cos_sin(
     """
     dtype = require_float_dtype(dtype, "dtype")
     factor = require_attention_factor(attention_factor)
-    a = rope_angles(positions, dim, theta=theta, inv_freq=inv_freq)
+    a = rope_angles(positions, dim, base=base, inv_freq=inv_freq)
     return (a.cos() * factor).to(dtype), (a.sin() * factor).to(dtype)
 
 
@@ -115,7 +115,7 @@ def apply_rope(
     x: torch.Tensor,
     positions,
     *,
-    theta: float = DEFAULT_BASE,
+    base: float = DEFAULT_BASE,
     layout: str = "interleaved",
     inv_freq=None,
     attention_factor: float = 1.0,
@@ -125,14 +125,14 @@ def apply_rope(
 
     positions: integers, shape (T,) or (B, T), on x's device (a range or list is accepted too).
     inv_freq, attention_factor, rotary_dim: see `rope_cos_sin` and `rotate_pairs`;
-    without inv_freq the frequencies are theta^(−2i/rotary_dim).
+    without inv_freq the frequencies are base^(−2i/rotary_dim).
     This is the eager form, the reference; `rope_lib.kernels.rotate_pairs_fused` writes the
     same rotation in one pass into a buffer, or in place.
     """
     require_bthd(x, "x")
     pos = require_token_positions(positions, *x.shape[:2], x.device)
     rot = require_rotary_dim(rotary_dim, x.shape[-1])
-    cos, sin = rope_cos_sin(pos, rot, theta=theta, dtype=compute_dtype(x.dtype), inv_freq=inv_freq, attention_factor=attention_factor)
+    cos, sin = rope_cos_sin(pos, rot, base=base, dtype=compute_dtype(x.dtype), inv_freq=inv_freq, attention_factor=attention_factor)
     return rotate_pairs(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
 
 
@@ -143,13 +143,15 @@ def precompute_freqs_cis(
 
     Use dtype=torch.complex128 to rotate float64 inputs; inv_freq replaces the
     frequencies (Meta's use_scaled=True is inv_freq=rope_lib.llama3_inv_freq(dim, theta)).
+    theta is the base: this function keeps Meta's signature, to be read beside Meta's (rope_lib's own functions
+    call it `base`).
     """
     dim = require_even_dim(dim, "dim")
     end = require_positive_int(end, "end")
     theta = require_base(theta, "theta")
     if dtype not in (torch.complex64, torch.complex128):
         raise TypeError(f"dtype must be torch.complex64 or torch.complex128, got {dtype}")
-    a = rope_angles(torch.arange(end, device=device), dim, theta=theta, inv_freq=inv_freq)  # (end, D/2) float64
+    a = rope_angles(torch.arange(end, device=device), dim, base=theta, inv_freq=inv_freq)  # (end, D/2) float64
     return torch.polar(torch.ones_like(a), a).to(dtype)  # (end, D/2)
 
 

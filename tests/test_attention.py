@@ -158,7 +158,7 @@ def test_matches_metas_reference_attention(meta_model_parallel, n_kv_heads):
     from llama_models.llama3.args import ModelArgs
 
     dim, n_heads, theta = 64, 4, 10000.0
-    ours = Attention(dim, n_heads, n_kv_heads=n_kv_heads, max_batch_size=2, max_seq_len=32, theta=theta, device="cpu")
+    ours = Attention(dim, n_heads, n_kv_heads=n_kv_heads, max_batch_size=2, max_seq_len=32, base=theta, device="cpu")
     theirs = meta.Attention(ModelArgs(dim=dim, n_heads=n_heads, n_kv_heads=n_kv_heads, max_batch_size=2, max_seq_len=32))
     with torch.no_grad():
         for name in ("wq", "wk", "wv", "wo"):

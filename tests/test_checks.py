@@ -99,17 +99,18 @@ def test_non_float_input_and_unknown_layout():
 
 
 def test_errors_name_the_argument_the_caller_passed():
-    """Each message names the parameter as the function spells it: dim, not d; theta, not base."""
+    """Each message names the parameter as the function spells it: dim, not d; base in rope_lib's own functions, and
+    theta in precompute_freqs_cis, which keeps Meta's signature."""
     with pytest.raises(ValueError, match=r"^dim must be a positive even integer"):
         rope_cos_sin(range(4), 7)
-    with pytest.raises(ValueError, match=r"^theta must be a finite number greater than 1"):
-        apply_rope(x_of(), range(4), theta=1.0)
+    with pytest.raises(ValueError, match=r"^base must be a finite number greater than 1"):
+        apply_rope(x_of(), range(4), base=1.0)
     with pytest.raises(ValueError, match=r"^theta must be a finite number greater than 1"):
         precompute_freqs_cis(8, 4, theta=0.5)
-    with pytest.raises(ValueError, match=r"^theta must be a finite number greater than 1"):
-        rope_cos_sin(range(4), 8, theta=float("inf"))
-    with pytest.raises(ValueError, match=r"^theta must be a finite number greater than 1"):
-        Attention(16, 2, theta=1.0, device="cpu")
+    with pytest.raises(ValueError, match=r"^base must be a finite number greater than 1"):
+        rope_cos_sin(range(4), 8, base=float("inf"))
+    with pytest.raises(ValueError, match=r"^base must be a finite number greater than 1"):
+        Attention(16, 2, base=1.0, device="cpu")
 
 
 @pytest.mark.parametrize("dtype", ["float32", torch.int64, torch.bool, torch.complex64, 32])

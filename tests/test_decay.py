@@ -101,7 +101,7 @@ def test_bad_input_is_refused():
 def rope_score(q, k, m, n, base):
     """⟨R_m q, R_n k⟩ from rope_lib.apply_rope (torch, float64), independent of the complex sum."""
     x = torch.tensor(np.stack([q, k]), dtype=torch.float64)[:, None, None, :]  # (2, 1, 1, d): q and k as a batch of two
-    turned = apply_rope(x, [[m], [n]], theta=base)
+    turned = apply_rope(x, [[m], [n]], base=base)
     return float(turned[0, 0, 0] @ turned[1, 0, 0])
 
 

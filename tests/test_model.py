@@ -326,7 +326,7 @@ CONFIG = {"vocab_size": VOCAB, "dim": 64, "n_layers": 2, "n_heads": 4, "hidden_d
         ({"norm_eps": 0.0}, ValueError, "norm_eps"),
         ({"max_seq_len": 0}, ValueError, "max_seq_len"),
         ({"max_batch_size": 0}, ValueError, "max_batch_size"),
-        ({"theta": 1.0}, ValueError, "theta"),
+        ({"base": 1.0}, ValueError, "base"),
         ({"layout": "meta"}, ValueError, "layout"),
         ({"scaling": "yarn"}, TypeError, "scaling"),
         ({"tie_embeddings": 1}, TypeError, "tie_embeddings"),
@@ -519,7 +519,7 @@ def test_older_configs_with_rope_scaling_and_rope_theta_are_read_too():
     assert scaling == RopeScaling("linear", 2.0)
     config = {**hf_llama().config.to_dict(), "rope_parameters": None, "rope_theta": 5e5, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
     ours = config_from_hf(config, device="cpu")
-    assert ours.theta == 5e5 and ours.scaling == RopeScaling("dynamic", 2.0, original_max_len=64)
+    assert ours.base == 5e5 and ours.scaling == RopeScaling("dynamic", 2.0, original_max_len=64)
 
 
 def test_the_public_names_are_exported_flat():
@@ -682,7 +682,7 @@ def test_each_encoding_learns_and_generates_greedily_as_repeated_full_passes(enc
         ({"position_encoding": "rotary"}, r"position_encoding must be one of \('rope', 'none', 'sinusoidal', 'learned', 'alibi'\), got 'rotary'"),
         ({"position_encoding": 0}, "position_encoding must be one of"),
         ({"position_encoding": "alibi", "scaling": RopeScaling("linear", 2.0)}, "RoPE's settings"),
-        ({"position_encoding": "none", "theta": 5e5}, "RoPE's settings"),
+        ({"position_encoding": "none", "base": 5e5}, "RoPE's settings"),
         ({"position_encoding": "learned", "layout": "half"}, "RoPE's settings"),
     ],
 )

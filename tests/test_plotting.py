@@ -307,7 +307,7 @@ def test_the_phasor_figure_draws_the_score_it_describes():
     fig = plotting.plot_phasor_sum(q, k, 40, 500.0)
     assert isinstance(fig, BookFigure) and len(fig.alt_text.split()) > 40
     x = torch.tensor(np.stack([q, k]))[:, None, None, :]
-    turned = apply_rope(x, [[45], [5]], theta=500.0)
+    turned = apply_rope(x, [[45], [5]], base=500.0)
     score = float(turned[0, 0, 0] @ turned[1, 0, 0])
     assert f"its real part {score:.2f}" in fig.alt_text
     assert f"{unturned_pairs(40, 32, 500.0)} of the 16 arrows" in fig.alt_text

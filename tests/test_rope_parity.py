@@ -51,8 +51,8 @@ def test_half_layout_matches_hugging_face(b, t, h, d, start, theta):
     cos, sin = hf_rotary(d, h, theta)(q, position_ids)
     q_hf, k_hf = apply_rotary_pos_emb(q.transpose(1, 2), k.transpose(1, 2), cos, sin)  # HF wants (B, H, T, D)
     atol = atol_for(start + t)
-    torch.testing.assert_close(apply_rope(q, position_ids, theta=theta, layout="half"), q_hf.transpose(1, 2), rtol=0, atol=atol)
-    torch.testing.assert_close(apply_rope(k, position_ids, theta=theta, layout="half"), k_hf.transpose(1, 2), rtol=0, atol=atol)
+    torch.testing.assert_close(apply_rope(q, position_ids, base=theta, layout="half"), q_hf.transpose(1, 2), rtol=0, atol=atol)
+    torch.testing.assert_close(apply_rope(k, position_ids, base=theta, layout="half"), k_hf.transpose(1, 2), rtol=0, atol=atol)
 
 
 @pytest.mark.parametrize("b, t, h, d, start, theta", CASES)
@@ -64,7 +64,7 @@ def test_interleaved_layout_matches_hugging_face_after_the_permutation(b, t, h, 
     cos, sin = hf_rotary(d, h, theta)(x, position_ids)
     x_half = interleaved_to_half(x).transpose(1, 2)
     hf, _ = apply_rotary_pos_emb(x_half, x_half, cos, sin)
-    torch.testing.assert_close(apply_rope(x, position_ids, theta=theta), half_to_interleaved(hf.transpose(1, 2)), rtol=0, atol=atol_for(start + t))
+    torch.testing.assert_close(apply_rope(x, position_ids, base=theta), half_to_interleaved(hf.transpose(1, 2)), rtol=0, atol=atol_for(start + t))
 
 
 @pytest.mark.parametrize("b, t, h, d, start, theta", CASES)
@@ -79,7 +79,7 @@ def test_complex_form_matches_metas_reference(b, t, h, d, start, theta):
     got = apply_rotary_emb(q, k, table_ours[start:])
     for ours, theirs in zip(got, expected):
         torch.testing.assert_close(ours, theirs, rtol=0, atol=atol_for(start + t))
-    torch.testing.assert_close(apply_rope(q, range(start, start + t), theta=theta), expected[0], rtol=0, atol=atol_for(start + t))
+    torch.testing.assert_close(apply_rope(q, range(start, start + t), base=theta), expected[0], rtol=0, atol=atol_for(start + t))
 
 
 @pytest.mark.parametrize("b, t, h, d, start, theta", CASES)
@@ -89,7 +89,7 @@ def test_interleaved_layout_matches_rotary_embedding_torch(b, t, h, d, start, th
     x = randn(b, t, h, d, seed=6)
     rotary = RotaryEmbedding(dim=d, theta=theta)
     theirs = rotary.rotate_queries_or_keys(x.transpose(1, 2), offset=start)  # (B, H, T, D), interleaved pairs
-    torch.testing.assert_close(apply_rope(x, range(start, start + t), theta=theta), theirs.transpose(1, 2), rtol=0, atol=atol_for(start + t))
+    torch.testing.assert_close(apply_rope(x, range(start, start + t), base=theta), theirs.transpose(1, 2), rtol=0, atol=atol_for(start + t))
 
 
 def test_permuted_weights_make_hugging_faces_half_layout_score_like_metas_interleaved_layout():

@@ -22,8 +22,8 @@ def test_the_same_seed_gives_the_same_weights_and_leaves_the_global_state_alone(
 
 
 def test_theta_reaches_rope_and_only_rope():
-    assert model_for_task(CopyTask(), "rope", max_seq_len=8, seed=0, theta=100.0, **TINY).config.theta == 100.0
-    assert model_for_task(CopyTask(), "alibi", max_seq_len=8, seed=0, theta=100.0, **TINY).config.position_encoding == "alibi"
+    assert model_for_task(CopyTask(), "rope", max_seq_len=8, seed=0, base=100.0, **TINY).config.base == 100.0
+    assert model_for_task(CopyTask(), "alibi", max_seq_len=8, seed=0, base=100.0, **TINY).config.position_encoding == "alibi"
     with pytest.raises(ValueError, match="position_encoding must be one of"):
         model_for_task(CopyTask(), "rotary", max_seq_len=8, seed=0, **TINY)
 

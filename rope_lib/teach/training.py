@@ -38,17 +38,17 @@ def model_for_task(
     n_layers: int = 2,
     n_heads: int = 4,
     hidden_dim: int = 128,
-    theta: float = DEFAULT_BASE,
+    base: float = DEFAULT_BASE,
     device=None,
 ) -> Model:
     """A LLaMA-style decoder sized for `task` (its vocab_size), with weights drawn from `seed`.
 
     max_seq_len: the longest sequence it will see, evaluation included (the rows of a learned table; a
-    sinusoidal table's length). theta is RoPE's base (only with position_encoding="rope"). device=None: CUDA
+    sinusoidal table's length). base is RoPE's base (only with position_encoding="rope"). device=None: CUDA
     when available.
     """
     seed = require_non_negative_int(seed, "seed")
-    rope = {"theta": theta} if position_encoding == "rope" else {}
+    rope = {"base": base} if position_encoding == "rope" else {}
     device = default_device() if device is None else require_device(device)
     config = ModelConfig(
         vocab_size=task.vocab_size, dim=dim, n_layers=n_layers, n_heads=n_heads, hidden_dim=hidden_dim,

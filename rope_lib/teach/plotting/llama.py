@@ -16,7 +16,7 @@ def plot_bf16_angles(positions, d: int = 128, base: float = DEFAULT_BASE, *, lan
     """The angle of pair 0 (θ_0 = 1, so the angle is the position) in float64 and in bf16."""
     require_language(lang)
     positions = [int(p) for p in positions]
-    exact = rope_angles(positions, d, theta=base)[:, 0].numpy()  # (P,)
+    exact = rope_angles(positions, d, base=base)[:, 0].numpy()  # (P,)
     careless = bf16_angles(positions, d, base)[:, 0].numpy()  # (P,)
     merged = len(positions) - len(np.unique(careless))
     fig = new_figure(
