@@ -157,12 +157,9 @@ def require_positive_vector(values, n: int, name: str, *, shape: str, items: str
     """n finite real numbers above 0 (or at least 0, with allow_zero) from a list, tuple or array, as float64 numpy.
     The errors say what the caller expects: `shape`, how the length is given ("have shape (rotary_dim/2,)"), and
     `items`, what the numbers are ("positive finite frequencies")."""
-    array = np.asarray(values)
-    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)) or array.dtype == bool:
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    array = require_real_array(values, name)
     if array.shape != (n,):
         raise ValueError(f"{name} must {shape} = ({n},), got {array.shape}")
-    array = array.astype(np.float64)
     if not (np.isfinite(array).all() and ((array >= 0) if allow_zero else (array > 0)).all()):
         raise ValueError(f"{name} must hold {items}, got min {array.min()} and max {array.max()}")
     return array
@@ -177,9 +174,10 @@ def _readable(t: torch.Tensor) -> np.ndarray:
 def require_real_array(values, name: str) -> np.ndarray:
     """Real numbers (a list, an array or a tensor) as float64 numpy; complex, boolean and non-numeric values are
     refused, not cast (a cast would drop an imaginary part)."""
-    array = np.asarray(_readable(values) if isinstance(values, torch.Tensor) else values)
+    is_tensor = isinstance(values, torch.Tensor)
+    array = np.asarray(_readable(values) if is_tensor else values)
     if array.dtype == bool or not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+        raise TypeError(f"{name} must hold real numbers, got dtype {values.dtype if is_tensor else array.dtype}")
     return array.astype(np.float64)
 
 
@@ -341,12 +339,9 @@ def require_quarter_dim(d, name: str = "d") -> int:
 def require_axis_frequencies(freqs, name: str = "freqs"):
     """A (D/2, A) table of finite real frequency vectors, one row per pair: float64 numpy from an array or a list,
     and from a tensor a float64 tensor that keeps its graph (learnable frequencies, as RoPE-Mixed's, get gradients)."""
-    is_tensor = isinstance(freqs, torch.Tensor)
-    values = np.asarray(_readable(freqs) if is_tensor else freqs)
-    if values.dtype == bool or not (np.issubdtype(values.dtype, np.floating) or np.issubdtype(values.dtype, np.integer)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {freqs.dtype if is_tensor else values.dtype}")
+    values = require_real_array(freqs, name)
     if values.ndim != 2 or values.shape[0] == 0 or values.shape[1] == 0:
         raise ValueError(f"{name} must have shape (D/2, A): one frequency vector of A axes per pair, got {values.shape}")
     if not np.isfinite(values).all():
         raise ValueError(f"{name} must hold finite frequencies")
-    return freqs.to(torch.float64) if is_tensor else values.astype(np.float64)
+    return freqs.to(torch.float64) if isinstance(freqs, torch.Tensor) else values
