@@ -162,6 +162,12 @@ def join_chinese_lines(words: str) -> str:
     return CHINESE_LINE_BREAK.sub("", words)
 
 
+def index_of(node: nodes.Node) -> int:
+    """Where `node` sits among its parent's children, found by identity: Text nodes compare as strings, so
+    `parent.index` would find the first equal text instead."""
+    return next(i for i, child in enumerate(node.parent.children) if child is node)
+
+
 class JoinChineseLines(SphinxPostTransform):
     """The Chinese edition's text without line breaks between Chinese characters (see 7. above). A post-transform,
     so that it sees the words a reference resolved to (the Chinese title a {ref} shows), not the label it named."""
@@ -176,7 +182,7 @@ class JoinChineseLines(SphinxPostTransform):
             parent = node.parent
             if parent is None or isinstance(parent, self.KEEP):
                 continue
-            at = next(i for i, child in enumerate(parent.children) if child is node)  # Text nodes compare as strings
+            at = index_of(node)
             if str(node).strip() == "" and "\n" in str(node):  # a line break of its own, between two nodes
                 before = parent[at - 1].astext() if at > 0 else ""
                 after = parent[at + 1].astext() if at + 1 < len(parent) else ""

@@ -21,7 +21,7 @@ from myst_nb.sphinx_ import HideCodeCellNode
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, solution_node
 
-from book_site import site_language
+from book_site import index_of, site_language
 
 CELL_PROMPTS = {"source": "代码", "output": "输出", "outputs": "输出", "content": "代码单元格"}
 """What a hidden cell's toggle shows or hides, by MyST-NB's word for it ({type} in its prompts)."""
@@ -41,9 +41,8 @@ def chinese_words(app, config) -> None:
 
 
 def replace_text(old: nodes.Text, new: str | None) -> None:
-    """Put `new` (None: nothing) where the Text node `old` is: found by identity, since Text nodes compare as strings."""
-    parent = old.parent
-    at = next(i for i, child in enumerate(parent.children) if child is old)
+    """Put `new` (None: nothing) where the Text node `old` is."""
+    parent, at = old.parent, index_of(old)
     if new is None:
         parent.pop(at)
     else:
