@@ -153,3 +153,10 @@ def test_the_interval_search_refuses_bad_input_and_reports_when_undecided():
         base_keeping_non_negative_in(128, *rounding_interval(3.1e5), 16384, max_intervals=3)
     with pytest.raises(ValueError, match=r"d must be"):
         b_slope_bound(7, 1e4)
+
+
+def test_seven_of_the_nine_published_bases_fail_their_own_bound():
+    """The chapter's count: Men et al.'s bases for 4k … 1M; only those for 8k and 64k keep B ≥ 0 up to their L."""
+    published = [2.7e4, 8.4e4, 3.1e5, 6.4e5, 2.1e6, 7.8e6, 3.6e7, 6.4e7, 5.1e8]
+    fails = [k for k, (b, length) in enumerate(zip(published, TABLE_LENGTHS)) if first_negative(128, b, length) <= length]
+    assert fails == [0, 2, 3, 5, 6, 7, 8]
