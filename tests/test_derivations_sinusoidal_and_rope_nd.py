@@ -145,7 +145,7 @@ def test_a_page_must_declare_every_equation(module, tmp_path):
 
 
 def test_the_sinusoidal_pair_turns_clockwise_and_rope_counter_clockwise():
-    """The claim of "Mind the sign": the same angle per position, opposite directions, from the coordinate order."""
+    """The claim under eq. sin-shift: the same angle per position, opposite directions, from the coordinate order alone."""
     d, t = 16, 2
     w = rope_lib.inv_freq(d)[t]
     turn = lambda u, v: np.arctan2(u[0] * v[1] - u[1] * v[0], u @ v)  # noqa: E731  counter-clockwise > 0
