@@ -190,13 +190,13 @@ def test_the_pdf_prints_shown_code(text):
 
 
 def test_hidden_inputs_print_their_outputs_only(text):
-    """No line of a hide-input or hide-cell cell's code, e.g. rope_2d's `diagonal_spread = …` line."""
+    """No line of a hide-input or hide-cell cell's code, e.g. rope_2d's `theta, m, n = 0.35, 3, 1`."""
     hidden = hidden_only_lines()
     assert HIDDEN_EXAMPLE in hidden and len(hidden) >= 100
     assert not sorted(hidden & text_lines(text))
 
 
-HIDDEN_EXAMPLE = "diagonal_spread = max(np.ptp(np.diagonal(grid, offset)) for offset in range(-7, 8))"
+HIDDEN_EXAMPLE = "theta, m, n = 0.35, 3, 1"
 """A line of a hide-input cell of "RoPE in two dimensions", and of no shown cell."""
 
 
