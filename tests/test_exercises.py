@@ -97,7 +97,7 @@ def score_complex(q, k, m, n, theta):
     return (zq * zk.conjugate() * cmath.exp(1j * (m - n) * theta)).real
 
 
-def squeeze(q, k, m, n, a=1.1):
+def real_goal_rule(q, k, m, n, a=1.1):
     """rope2d-ex-real-goal: one coordinate stretched, the other shrunk (as tensors, which the check reads too)."""
     return torch.tensor([a**m * q[0], a**-m * q[1]]), torch.tensor([a**-n * k[0], a**n * k[1]])
 
@@ -192,7 +192,7 @@ REFERENCES = [
     (check_terms_needed, terms_needed),
     (check_rotate, rotate),
     (check_score_complex, score_complex),
-    (check_real_goal_rule, squeeze),
+    (check_real_goal_rule, real_goal_rule),
     (check_first_below_half, first_below_half),
     (check_rope_half, rope_half),
     (check_permute_rows, permute_rows),
@@ -807,4 +807,4 @@ def test_real_goal_rule_hints():
     assert failed(check_real_goal_rule(lambda q, k, m, n: (q * 1.1**m, k * 1.1**n)), "real goal fails")
     assert failed(check_real_goal_rule(lambda q, k, m, n: (q + 1, k)), "position 0 changes nothing")
     assert failed(check_real_goal_rule(lambda q, k, m, n: q), "two plane vectors")
-    assert check_real_goal_rule(squeeze) and check_real_goal_rule(squeeze, lang="zh")
+    assert check_real_goal_rule(real_goal_rule) and check_real_goal_rule(real_goal_rule, lang="zh")

@@ -61,8 +61,8 @@ def _rule_case(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int, i
     return q, k, m, n, s
 
 
-def check_real_goal_rule(encode, *, lang: str = "en") -> CheckResult:
-    """Exercise rope2d-ex-real-goal: `encode(q, k, m, n)` returns (f_q, f_k), two plane vectors, by a rule that leaves
+def check_real_goal_rule(real_goal_rule, *, lang: str = "en") -> CheckResult:
+    """Exercise rope2d-ex-real-goal: `real_goal_rule(q, k, m, n)` returns (f_q, f_k), two plane vectors, by a rule that leaves
     position 0 alone, whose dot product depends on m − n only (the real goal, RoFormer eq. 11), whose query length
     changes with its position, and whose complex product f_q f_k* does not depend on m − n only (so the complex goal,
     assumption 1 of the chapter, rules it out)."""
@@ -74,7 +74,7 @@ def check_real_goal_rule(encode, *, lang: str = "en") -> CheckResult:
         length_changes = complex_moves = False
         for q, k, m, n, s in [_rule_case(rng) for _ in range(60)]:
             def encoded(m_, n_):
-                call = f"encode(q={q.tolist()}, k={k.tolist()}, m={m_}, n={n_})"
+                call = f"real_goal_rule(q={q.tolist()}, k={k.tolist()}, m={m_}, n={n_})"
                 value = call_student(fn, call, q.copy(), k.copy(), m_, n_)
                 if value is None:
                     raise Hint(f"{call} returned None: return the result, (f_q, f_k) (is a return statement missing?)",
@@ -103,7 +103,7 @@ def check_real_goal_rule(encode, *, lang: str = "en") -> CheckResult:
                        "你的规则连复数形式的目标也满足（f_q f_k* 只依赖 m − n），就像 xPos 的增长那样；请找一个只满足实数目标的规则："
                        "把一个坐标拉长，另一个缩短")
 
-    return run_check("rope2d-ex-real-goal", encode, body,
+    return run_check("rope2d-ex-real-goal", real_goal_rule, body,
                      Words("on 60 seeded random queries, keys and positions your rule leaves position 0 alone, its dot product "
                            "depends on m − n only and its query length changes with position, yet its complex product does not "
                            "depend on m − n only: the real goal alone does not force RoPE.",
