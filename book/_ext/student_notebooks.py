@@ -303,20 +303,30 @@ EDITIONS = (Path(__file__).resolve().parents[2], Path(__file__).resolve().parent
 
 def main(arguments: list[str]) -> None:
     import argparse
+    from concurrent.futures import ProcessPoolExecutor
 
     parser = argparse.ArgumentParser(description="Write the student edition of every chapter with exercises, both editions.")
     parser.add_argument("output", nargs="?", type=Path, help="write them under this folder (default: beside the chapters)")
     parser.add_argument("--chapter", dest="chapters", action="append", default=[], type=Path,
                         help="only this chapter (book/<chapter>.md or book/zh/<chapter>.md); may be repeated")
+    parser.add_argument("--jobs", type=int, default=1, help="run this many chapters at once (default 1)")
     options = parser.parse_args(arguments)
+    if options.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {options.jobs}")
     root = EDITIONS[0]
     wanted = {path.resolve() for path in options.chapters}
-    for chapter in (chapter for edition in EDITIONS for chapter in chapters_of_the_book(edition)):
-        if wanted and chapter.resolve() not in wanted:
-            continue
-        folder = chapter.parent if options.output is None else options.output / chapter.parent.relative_to(root)
-        write_student_notebook(chapter, folder / f"{chapter.stem}{SUFFIX}", glued_values_of(chapter, verbose=True))
-        print(folder / f"{chapter.stem}{SUFFIX}", flush=True)
+    todo = [chapter for edition in EDITIONS for chapter in chapters_of_the_book(edition) if not wanted or chapter.resolve() in wanted]
+    if wanted - {chapter.resolve() for chapter in todo}:
+        parser.error(f"--chapter names no chapter with exercises: {sorted(map(str, wanted - {c.resolve() for c in todo}))}")
+    with ProcessPoolExecutor(options.jobs) as pool:
+        for chapter, glued in zip(todo, pool.map(verbose_glued_values_of, todo)):
+            folder = chapter.parent if options.output is None else options.output / chapter.parent.relative_to(root)
+            write_student_notebook(chapter, folder / f"{chapter.stem}{SUFFIX}", glued)
+            print(folder / f"{chapter.stem}{SUFFIX}", flush=True)
+
+
+def verbose_glued_values_of(chapter: Path) -> dict[str, dict[str, str]]:
+    return glued_values_of(chapter, verbose=True)
 
 
 if __name__ == "__main__":
