@@ -250,14 +250,14 @@ def test_the_site_offers_each_student_edition_and_binder_opens_it(built_book):
         notebook = nbformat.read(html / "_sources" / name, as_version=4)
         assert not solution_lines_in(notebook, chapter)
     for chapter in chapters() + chinese_chapters():
-        site = html / ("zh/_sources" if chapter.startswith("book/zh/") else "_sources") / f"{Path(chapter).name if chapter.startswith('book/zh/') else chapter}{student_notebooks.SUFFIX}"
+        chinese = chapter.startswith("book/zh/")  # (the Chinese site, copied into zh/, names its pages from book/zh)
+        site = html / ("zh/_sources" if chinese else "_sources") / f"{Path(chapter).name if chinese else chapter}{student_notebooks.SUFFIX}"
         built = nbformat.read(site, as_version=4)
         committed = nbformat.read(ROOT / f"{chapter}{student_notebooks.SUFFIX}", as_version=4)
-        key = student_notebooks.METADATA_KEY
-        assert built.metadata[key] == committed.metadata[key], (
-            f"{chapter}: the committed student edition shows other numbers than the book build glued: run "
-            "`.venv/bin/python book/_ext/student_notebooks.py` after `make html`")
-        assert [cell.source for cell in built.cells] == [cell.source for cell in committed.cells], f"{chapter}: stale student edition"
+        # the text as shown (a value's last bits may differ from machine to machine; its shown digits may not)
+        assert [cell.source for cell in built.cells] == [cell.source for cell in committed.cells], (
+            f"{chapter}: the committed student edition is not what the book build makes of the chapter (a number "
+            "changed?): run `.venv/bin/python book/_ext/student_notebooks.py` after `make html`")
 
 
 def test_the_student_editions_number_equations_as_the_site(built_book):
