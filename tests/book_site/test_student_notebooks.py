@@ -260,10 +260,11 @@ def test_the_site_offers_each_student_edition_and_binder_opens_it(built_book):
             "changed?): run `.venv/bin/python book/_ext/student_notebooks.py` after `make html`")
 
 
+@pytest.mark.slow
 def test_the_student_editions_number_equations_as_the_site(built_book):
     """The equation numbers the student editions show, "(6.3)", are the site's (Sphinx's numfig, per chapter)."""
     result, html = built_book
-    assert result.returncode == 0
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     found = 0
     for chapter in chapters():
         page = (html / f"{chapter}.html").read_text()
