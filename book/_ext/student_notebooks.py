@@ -8,8 +8,11 @@ names an auto-check, `check_<name>(`) gets in its place an empty "your turn" cel
 holding a stub of each checked function, and a cell that runs the check on it; on the
 stub the check reports NOT YET. The cells the site leaves out (tagged remove-cell: the
 teacher's speaker notes, and cells that only glue a number into the text) are left out
-too. Everything else of the chapter stays as it is, so the student edition runs top to
-bottom as the chapter does.
+too; a cell the site shows without its code keeps its code, folded. The code of the
+chapter stays as it is, so the student edition runs top to bottom as the chapter does;
+its Markdown is rewritten as plain Markdown (classroom_markdown.py), with the values the
+executed chapter glued filled in, so that JupyterLab shows it as the site does with no
+extension installed (a JupyterHub's nbgitpuller clone runs no set-up script).
 
 Loaded by Jupyter Book as a local Sphinx extension, it writes `<chapter>.student.ipynb`
 beside each executed notebook in the site's `_sources` (book_site.py offers both in
@@ -17,7 +20,10 @@ the download menu). Run as a script it writes them beside the chapters of both
 editions (book/ and book/zh/), where they are committed, so that Binder and a
 JupyterHub open them:
 
-    python book/_ext/student_notebooks.py [OUTPUT_FOLDER]
+    .venv/bin/python book/_ext/student_notebooks.py [OUTPUT_FOLDER] [--chapter book/<chapter>.md] [--jobs N]
+
+The glued values come from the book build's executed chapter when its code is the
+chapter's today (after `make html`), else the chapter is run.
 
 The check cell passes the chapter's language (`lang=LANG`, set in its first code
 cell), so a Chinese student reads the check's hints in Chinese.
