@@ -324,11 +324,19 @@ def main(arguments: list[str]) -> None:
     todo = [chapter for edition in EDITIONS for chapter in chapters_of_the_book(edition) if not wanted or chapter.resolve() in wanted]
     if wanted - {chapter.resolve() for chapter in todo}:
         parser.error(f"--chapter names no chapter with exercises: {sorted(map(str, wanted - {c.resolve() for c in todo}))}")
+    failed = []
     with ProcessPoolExecutor(options.jobs) as pool:
-        for chapter, glued in zip(todo, pool.map(verbose_glued_values_of, todo)):
+        for chapter, future in [(chapter, pool.submit(verbose_glued_values_of, chapter)) for chapter in todo]:
             folder = chapter.parent if options.output is None else options.output / chapter.parent.relative_to(root)
-            write_student_notebook(chapter, folder / f"{chapter.stem}{SUFFIX}", glued)
+            try:
+                write_student_notebook(chapter, folder / f"{chapter.stem}{SUFFIX}", future.result())
+            except Exception as error:  # the others are still written; the run fails at the end
+                failed.append(f"{chapter.relative_to(root)}: {type(error).__name__}: {error}")
+                print(f"FAILED {failed[-1]}", flush=True)
+                continue
             print(folder / f"{chapter.stem}{SUFFIX}", flush=True)
+    if failed:
+        sys.exit("student editions not written:\n" + "\n".join(failed))
 
 
 def verbose_glued_values_of(chapter: Path) -> dict[str, dict[str, str]]:
