@@ -6,7 +6,8 @@ repository with nbgitpuller and runs no set-up script, so no JupyterLab extensio
 there, and jupyterlab-myst would not fill in glued numbers either. So the student editions carry Markdown that needs
 nothing: `markdown_of` rewrites each MyST construct the chapters use into what the site shows in its place:
 
-- `{glue:text}` `name:format` → the value the executed chapter glued, formatted as myst-nb formats it;
+- `{glue:text}` `name:format` → the value the executed chapter glued, formatted as myst-nb formats it; `{glue:md}` →
+  the Markdown it glued, its own MyST rewritten the same way;
 - `{eq}` → the equation's number as the site numbers it, "(6.3)", and each labelled equation gets `\\tag{6.3}`;
 - `{ref}` / `{doc}` / `{numref}` / `{prf:ref}` → the target's title, or "Exercise 6.1", "Theorem 6.1", "Table 14.1";
 - `{cite}` → "(Su et al., 2021)", from the edition's references.bib;
@@ -182,6 +183,8 @@ class Chapter:
     """A glued name → its output (MIME type → data; "text/plain" for a number), from the executed chapter."""
     used: dict[str, str] = field(default_factory=dict)
     """The glued text values the rewritten text showed (name → text/plain)."""
+    used_markdown: dict[str, str] = field(default_factory=dict)
+    """The glued Markdown it showed (`{glue:md}`: name → text/markdown)."""
     attachments: dict[str, dict[str, str]] = field(default_factory=dict)
     """The images the last rewritten cell shows (a glued figure), as the cell's attachments: file name → MIME bundle."""
 
@@ -198,6 +201,8 @@ class Chapter:
                 raise ValueError(f"{self.path.name}: no glued value {key!r}: run the chapter first")
             self.used[key] = self.glued[key]["text/plain"]
             return glued_text(self.used[key], spec or "s")
+        if name == "glue:md":
+            return self.inline(self.glued_markdown(label.split(":")[0]).strip())
         if name == "eq":
             return self.edition.target(label).number
         if name == "numref":
@@ -314,6 +319,8 @@ class Chapter:
             return self.display_math(body, label)
         if name == "literalinclude":
             return ["", f"```{options.get('language', 'python')}", *self.included(argument, options), "```", ""]
+        if name == "glue:md":
+            return ["", *self.block(self.glued_markdown(argument.strip()).splitlines()), ""]
         if name in ("glue", "glue:figure", "glue:any"):
             return ["", *self.glued_figure(argument.strip(), options), *([""] + self.block(body) if body else []), ""]
         if name in ("solution-start", "solution-end", "bibliography"):
@@ -342,6 +349,14 @@ class Chapter:
             title = self.edition.target(label).number if label else words["table"]
             return ["", f"**{title}** {self.inline(argument)}".rstrip(), "", *inner, ""]
         raise ValueError(f"{self.path.name}: the directive {{{name}}} has no plain-Markdown form yet (classroom_markdown.py)")
+
+    def glued_markdown(self, name: str) -> str:
+        """A glued value's Markdown (`{glue:md}`; MyST in it is rewritten like the page's own)."""
+        bundle = self.glued[name] if name in self.glued else {}
+        if "text/markdown" not in bundle:
+            raise ValueError(f"{self.path.name}: no glued Markdown {name!r}: run the chapter first")
+        self.used_markdown[name] = bundle["text/markdown"]
+        return bundle["text/markdown"]
 
     def glued_figure(self, name: str, options: dict[str, str]) -> list[str]:
         """A glued figure as the image it is, attached to the cell (JupyterLab shows `attachment:` images)."""

@@ -243,16 +243,21 @@ def student_notebook(chapter: Path, glued: dict[str, dict[str, str]] | None = No
                 cell.metadata.setdefault("jupyter", {})["outputs_hidden"] = True
     notebook.cells = [cell for cell in notebook.cells if cell.cell_type != "markdown" or cell.source.strip()]
     notebook.metadata[METADATA_KEY] = {"glued": dict(sorted(rewriter.used.items()))}
+    if rewriter.used_markdown:
+        notebook.metadata[METADATA_KEY]["glued_markdown"] = dict(sorted(rewriter.used_markdown.items()))
     return notebook
 
 
 def committed_glued_values(chapter: Path) -> dict[str, dict[str, str]]:
     """The glued values the committed student edition of the chapter shows: the numbers it records (METADATA_KEY) and
-    the figures attached to its cells."""
+    the Markdown it records (`glued_markdown`), and the figures attached to its cells."""
     import nbformat
 
     committed = nbformat.read(chapter.with_name(chapter.stem + SUFFIX), as_version=4)
-    values = {name: {"text/plain": text} for name, text in committed.metadata.get(METADATA_KEY, {}).get("glued", {}).items()}
+    recorded = committed.metadata.get(METADATA_KEY, {})
+    values = {name: {"text/plain": text} for name, text in recorded.get("glued", {}).items()}
+    for name, markdown in recorded.get("glued_markdown", {}).items():
+        values.setdefault(name, {})["text/markdown"] = markdown
     for cell in committed.cells:
         for file_name, bundle in cell.get("attachments", {}).items():
             values.setdefault(file_name.rsplit(".", 1)[0], {}).update(bundle)

@@ -180,6 +180,9 @@ def test_the_rewriting_of_myst(tmp_path):
     assert rewriter.used == {"score": "0.123456", "count": "12345"}
     assert rewriter.markdown("```{prf:theorem} Big\n:label: second-thm\nText.\n```") == "> **Theorem 2.1** (Big)\n>\n> Text."
     assert rewriter.markdown(":::{exercise}\n:label: second-ex\nDo it.\n:::\n") == "> **Exercise 2.1**\n>\n> Do it."
+    report = classroom_markdown.Chapter(tmp_path / "second.md", edition, {"checks": {"text/markdown": "By {eq}`second-one`:\n\n$$\nx\n$$\n"}})
+    assert report.markdown("```{glue:md} checks\n:format: myst\n```") == "By (2.1):\n\n$$x$$"
+    assert report.used_markdown == {"checks": "By {eq}`second-one`:\n\n$$\nx\n$$\n"}
 
 
 @pytest.mark.parametrize("markup", ["{glue:text}`no_such_value`", "{eq}`no-such-label`", "{cite}`no_such_key`",
