@@ -3,12 +3,20 @@
 Every failure names the argument and what was expected, so bad input is never
 silently truncated, broadcast or cast. (`check_*` is kept for the exercise
 checks of `rope_lib.teach.exercises`, which report to a student instead of raising.)
+
+Checks run at the public edges only: `checked_by` wraps a public function with the function that checks
+its arguments, and a call made while another checked call runs (a model's layers, its cache, its rotation)
+is not checked again. So the functions a chapter shows hold the computation alone, and a decoding step
+costs its arithmetic.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
+import threading
 
 import numpy as np
 import torch
@@ -18,6 +26,36 @@ LAYOUTS = ("interleaved", "half")
 
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 """The dtypes activations, weights and cos/sin tables may have."""
+
+
+_EDGE = threading.local()
+"""`inside` is True while a checked call runs in this thread: the calls it makes were checked at its edge."""
+
+
+def checked_by(check):
+    """Decorate a public function or method with `check(arguments)`, which raises on a bad argument and may
+    replace one by its normalised form (arguments: the call's bound arguments, defaults applied, by name).
+    The check runs when the call comes from outside the library; calls made while a checked call runs skip it."""
+
+    def decorate(function):
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def edge(*args, **kwargs):
+            if getattr(_EDGE, "inside", False):
+                return function(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            check(bound.arguments)
+            _EDGE.inside = True
+            try:
+                return function(*bound.args, **bound.kwargs)
+            finally:
+                _EDGE.inside = False
+
+        return edge
+
+    return decorate
 
 
 def compute_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -345,3 +383,305 @@ def require_axis_frequencies(freqs, name: str = "freqs"):
     if not np.isfinite(values).all():
         raise ValueError(f"{name} must hold finite frequencies")
     return freqs.to(torch.float64) if isinstance(freqs, torch.Tensor) else values
+
+
+# The checks of the public functions of `rope_lib.rope`, run by `checked_by` at the edge: each takes the call's
+# arguments by name and replaces those it normalises.
+
+
+def rope_angles_arguments(a) -> None:
+    a["positions"] = as_positions(a["positions"])
+    a["dim"] = require_even_dim(a["dim"], "dim")
+    if a["inv_freq"] is None:
+        a["base"] = require_base(a["base"])
+    else:
+        a["inv_freq"] = frequency_tensor(a["inv_freq"], a["dim"] // 2, a["positions"].device)
+
+
+def rope_cos_sin_arguments(a) -> None:
+    a["dtype"] = require_float_dtype(a["dtype"], "dtype")
+    a["attention_factor"] = require_attention_factor(a["attention_factor"])
+    rope_angles_arguments(a)
+
+
+def layout_arguments(a) -> None:
+    require_layout(a["layout"])
+
+
+def rotate_pairs_arguments(a) -> None:
+    a["rotary_dim"] = require_rotary_inputs(a["x"], a["cos"], a["sin"], a["layout"], a["rotary_dim"])
+
+
+def apply_rope_arguments(a) -> None:
+    x = require_bthd(a["x"], "x")
+    a["positions"] = require_token_positions(a["positions"], *x.shape[:2], x.device)
+    a["rotary_dim"] = require_rotary_dim(a["rotary_dim"], x.shape[-1])
+    require_layout(a["layout"])
+    a["attention_factor"] = require_attention_factor(a["attention_factor"])
+    if a["inv_freq"] is None:
+        a["base"] = require_base(a["base"])
+    else:
+        a["inv_freq"] = frequency_tensor(a["inv_freq"], a["rotary_dim"] // 2, x.device)
+
+
+def precompute_freqs_cis_arguments(a) -> None:
+    a["dim"] = require_even_dim(a["dim"], "dim")
+    a["end"] = require_positive_int(a["end"], "end")
+    a["theta"] = require_base(a["theta"], "theta")
+    if a["dtype"] not in (torch.complex64, torch.complex128):
+        raise TypeError(f"dtype must be torch.complex64 or torch.complex128, got {a['dtype']}")
+    if a["inv_freq"] is not None:
+        device = torch.device("cpu") if a["device"] is None else require_device(a["device"])
+        a["inv_freq"] = frequency_tensor(a["inv_freq"], a["dim"] // 2, device)
+
+
+def reshape_for_broadcast_arguments(a) -> None:
+    freqs_cis, x = a["freqs_cis"], a["x"]
+    want = (x.shape[1], x.shape[-1] // 2)
+    if not isinstance(freqs_cis, torch.Tensor) or not freqs_cis.is_complex():
+        raise TypeError(f"freqs_cis must be a complex tensor from precompute_freqs_cis, got {getattr(freqs_cis, 'dtype', type(freqs_cis).__name__)}")
+    if tuple(freqs_cis.shape) != want:
+        raise ValueError(
+            f"freqs_cis must have shape (T, D/2) = {want} for x of shape {tuple(x.shape)}, got {tuple(freqs_cis.shape)}; "
+            "slice the table as freqs_cis[start_pos : start_pos + T]"
+        )
+
+
+def apply_rotary_emb_arguments(a) -> None:
+    xq, xk, freqs_cis = require_bthd(a["xq"], "xq"), require_bthd(a["xk"], "xk"), a["freqs_cis"]
+    if xq.dtype != xk.dtype or xq.device != xk.device:
+        raise TypeError(f"xq and xk must share dtype and device, got {xq.dtype} on {xq.device} and {xk.dtype} on {xk.device}")
+    if xq.shape[:2] != xk.shape[:2] or xq.shape[-1] != xk.shape[-1]:
+        raise ValueError(f"xq and xk must share B, T and D, got shapes {tuple(xq.shape)} and {tuple(xk.shape)}")
+    want = torch.complex128 if xq.dtype == torch.float64 else torch.complex64
+    if isinstance(freqs_cis, torch.Tensor) and freqs_cis.is_complex() and freqs_cis.dtype != want:
+        raise TypeError(f"freqs_cis must have dtype {want} to rotate inputs of dtype {xq.dtype}, got {freqs_cis.dtype}")
+    if isinstance(freqs_cis, torch.Tensor) and freqs_cis.device != xq.device:
+        raise ValueError(f"freqs_cis must be on the inputs' device {xq.device}, got {freqs_cis.device}")
+    reshape_for_broadcast_arguments({"freqs_cis": freqs_cis, "x": xq})
+
+
+# The checks of the decoder's public edges (`rope_lib.llama`): building a model or a layer on its own, a
+# model's forward and generate, an attention layer's forward and scores, a cache's update.
+
+
+def model_config(config, position_encodings: tuple[str, ...], scaling_type: type, default_base: float) -> None:
+    """Every field of a `ModelConfig`; the default base, layout and scaling unless the encoding is RoPE."""
+    for name in ("vocab_size", "dim", "n_layers", "n_heads", "hidden_dim", "max_seq_len", "max_batch_size"):
+        require_positive_int(getattr(config, name), name)
+    if config.n_kv_heads is not None:
+        require_positive_int(config.n_kv_heads, "n_kv_heads")
+    require_heads(config.dim, config.n_heads, config.kv_heads)
+    require_positive_real(config.norm_eps, "norm_eps")
+    require_base(config.base)
+    require_layout(config.layout)
+    require_scaling(config.scaling, scaling_type)
+    require_bool(config.tie_embeddings, "tie_embeddings")
+    require_float_dtype(config.dtype)
+    if config.device is not None:
+        require_device(config.device)
+    if not isinstance(config.position_encoding, str) or config.position_encoding not in position_encodings:
+        raise ValueError(f"position_encoding must be one of {position_encodings}, got {config.position_encoding!r}")
+    if config.position_encoding != "rope" and (config.scaling is not None or config.base != default_base or config.layout != "interleaved"):
+        raise ValueError(
+            f"base, layout and scaling are RoPE's settings; position_encoding={config.position_encoding!r} does not rotate, "
+            f"so leave them at their defaults, got base={config.base}, layout={config.layout!r}, scaling={config.scaling}"
+        )
+
+
+def require_heads(dim: int, n_heads: int, n_kv_heads: int) -> int:
+    """dim splits into n_heads heads of an even width, and the query heads into groups of n_kv_heads; the head width."""
+    if dim % n_heads:
+        raise ValueError(f"dim={dim} must be divisible by n_heads={n_heads}")
+    if n_heads % n_kv_heads:
+        raise ValueError(f"n_heads={n_heads} must be a multiple of n_kv_heads={n_kv_heads}")
+    return require_even_dim(dim // n_heads, "head_dim (dim / n_heads)")
+
+
+def require_scaling(scaling, scaling_type: type) -> None:
+    """None or a `RopeScaling` (the type given: the rules module is checked by this one, so it is not imported here)."""
+    if scaling is not None and not isinstance(scaling, scaling_type):
+        raise TypeError(f"scaling must be a rope_lib.RopeScaling or None, got {type(scaling).__name__}")
+
+
+def rms_norm_arguments(a) -> None:
+    a["dim"] = require_positive_int(a["dim"], "dim")
+    a["eps"] = require_positive_real(a["eps"], "eps")
+    a["dtype"] = require_float_dtype(a["dtype"])
+
+
+def kv_cache_arguments(a) -> None:
+    for name in ("max_batch_size", "max_seq_len", "n_kv_heads", "head_dim"):
+        a[name] = require_positive_int(a[name], name)
+    a["dtype"] = require_float_dtype(a["dtype"], "dtype")
+    if a["device"] is not None:
+        a["device"] = require_device(a["device"])
+
+
+def kv_cache_update_arguments(a) -> None:
+    cache, k, v = a["self"], a["k"], a["v"]
+    a["start_pos"] = start_pos = require_non_negative_int(a["start_pos"], "start_pos")
+    for name, t in (("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dim() != 4 or t.shape[2:] != cache.k.shape[2:] or t.shape[0] > cache.max_batch_size:
+            raise ValueError(
+                f"{name} must have shape (B ≤ {cache.max_batch_size}, T, Hkv={cache.k.shape[2]}, D={cache.k.shape[3]}), got {tuple(t.shape)}"
+            )
+        if t.dtype != cache.k.dtype or t.device != cache.k.device:
+            raise TypeError(f"{name} must have the cache's dtype {cache.k.dtype} on {cache.k.device}, got {t.dtype} on {t.device}")
+    if k.shape != v.shape:
+        raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
+    require_room(cache, k.shape[0], start_pos, k.shape[1])
+
+
+def require_room(cache, batch: int, start_pos: int, seq: int) -> None:
+    """A write of `batch` sequences of `seq` positions at start_pos fits the cache and continues what it holds: at 0,
+    any batch (new sequences); else at most at its `length` (no gap), with the same batch (no row without its past)."""
+    end = start_pos + seq
+    if end > cache.max_seq_len:
+        raise ValueError(f"start_pos + T = {start_pos} + {seq} = {end} is past the cache of max_seq_len={cache.max_seq_len} positions")
+    if batch > cache.max_batch_size:
+        raise ValueError(f"the batch has {batch} sequences, more than max_batch_size={cache.max_batch_size}")
+    if start_pos == 0:
+        return
+    if cache.length == 0:
+        raise ValueError(f"start_pos={start_pos}, but the cache is empty (new, or reset): a sequence starts at start_pos=0")
+    if start_pos > cache.length:
+        raise ValueError(
+            f"start_pos={start_pos} would leave a gap: the cache holds positions 0 … {cache.length - 1}, so the next "
+            f"write starts at {cache.length} or before"
+        )
+    if batch != cache.batch:
+        raise ValueError(
+            f"the write has {batch} sequences, the cache holds {cache.batch}: another batch starts at start_pos=0 "
+            "(its rows would attend to keys of other sequences, or to none)"
+        )
+
+
+def attention_arguments(a, position_encodings: tuple[str, ...], scaling_type: type) -> None:
+    encoding = a["position_encoding"]
+    if not isinstance(encoding, str) or encoding not in position_encodings:
+        raise ValueError(f"position_encoding must be one of {position_encodings}, got {encoding!r}")
+    if encoding != "rope" and (a["scaling"] is not None or a["rotary_dim"] is not None):
+        raise ValueError(f"scaling and rotary_dim are RoPE's settings: pass None for position_encoding={encoding!r}")
+    a["dim"] = require_positive_int(a["dim"], "dim")
+    a["n_heads"] = require_positive_int(a["n_heads"], "n_heads")
+    if a["n_kv_heads"] is not None:
+        a["n_kv_heads"] = require_positive_int(a["n_kv_heads"], "n_kv_heads")
+    head_dim = require_heads(a["dim"], a["n_heads"], a["n_heads"] if a["n_kv_heads"] is None else a["n_kv_heads"])
+    a["max_batch_size"] = require_positive_int(a["max_batch_size"], "max_batch_size")
+    a["max_seq_len"] = require_positive_int(a["max_seq_len"], "max_seq_len")
+    a["base"] = require_base(a["base"])
+    a["layout"] = require_layout(a["layout"])
+    require_scaling(a["scaling"], scaling_type)
+    a["rotary_dim"] = None if a["rotary_dim"] is None else require_rotary_dim(a["rotary_dim"], head_dim)
+    a["dtype"] = require_float_dtype(a["dtype"], "dtype")
+    if a["device"] is not None:
+        a["device"] = require_device(a["device"])
+    if a["rope_table"] is not None:
+        raise ValueError("rope_table is given by a Model to the layers it builds; an Attention on its own makes its own")
+
+
+def require_layer_input(module, x, name: str = "x") -> torch.Tensor:
+    """x (B, T, dim) in the module's dtype, on its device."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if x.dim() != 3 or x.shape[-1] != module.dim:
+        raise ValueError(f"{name} must have shape (B, T, dim={module.dim}), got {tuple(x.shape)}")
+    weight = module.wq.weight
+    if x.device != weight.device:
+        raise ValueError(f"{name} must be on the module's device {weight.device}, got {x.device}")
+    if x.dtype != weight.dtype:
+        raise TypeError(f"{name} must have the module's dtype {weight.dtype}, got {x.dtype}")
+    return x
+
+
+def attention_forward_arguments(a) -> None:
+    x = require_layer_input(a["self"], a["x"])
+    a["start_pos"] = require_non_negative_int(a["start_pos"], "start_pos")
+    a["use_cache"] = require_bool(a["use_cache"], "use_cache")
+    if a["use_cache"]:
+        require_room(a["self"].cache, x.shape[0], a["start_pos"], x.shape[1])
+
+
+def attention_scores_arguments(a) -> None:
+    x = require_layer_input(a["self"], a["x"])
+    pos = require_token_positions(a["positions"], *x.shape[:2], x.device)
+    if pos.numel() and int(pos.min()) < 0:
+        raise ValueError(f"positions must be non-negative, got {int(pos.min())}")
+    a["positions"] = pos
+
+
+def model_arguments(a, config_type) -> None:
+    if not isinstance(a["config"], config_type):
+        raise TypeError(f"config must be a rope_lib.ModelConfig, got {type(a['config']).__name__}")
+
+
+def require_tokens(model, tokens, name: str) -> torch.Tensor:
+    """Token ids (B, T), B, T ≥ 1, int64 or int32, on the model's device, below its vocab_size."""
+    if not isinstance(tokens, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor of token ids, got {type(tokens).__name__}")
+    if tokens.dtype not in (torch.int64, torch.int32):
+        raise TypeError(f"{name} must hold token ids as torch.int64 or torch.int32, got {tokens.dtype}")
+    if tokens.dim() != 2 or 0 in tokens.shape:
+        raise ValueError(f"{name} must have shape (B, T) with B, T ≥ 1, got {tuple(tokens.shape)}")
+    if tokens.device != model.device:
+        raise ValueError(f"{name} must be on the model's device {model.device}, got {tokens.device}")
+    low, high = int(tokens.min()), int(tokens.max())
+    if low < 0 or high >= model.config.vocab_size:
+        raise ValueError(f"{name} must be token ids in [0, vocab_size={model.config.vocab_size}), got values from {low} to {high}")
+    return tokens
+
+
+def model_forward_arguments(a) -> None:
+    model = a["self"]
+    tokens = require_tokens(model, a["tokens"], "tokens")
+    a["start_pos"] = start_pos = require_non_negative_int(a["start_pos"], "start_pos")
+    a["use_cache"] = require_bool(a["use_cache"], "use_cache")
+    batch, seq = tokens.shape
+    if a["use_cache"]:
+        require_room(model.layers[0].attention.cache, batch, start_pos, seq)  # every layer's cache holds the same
+    elif start_pos:
+        raise ValueError(f"start_pos must be 0 when use_cache=False (no earlier tokens are read), got {start_pos}")
+    elif model.config.position_encoding == "learned" and seq > model.config.max_seq_len:
+        raise ValueError(
+            f"tokens has T = {seq} positions, but the learned position table has max_seq_len={model.config.max_seq_len} rows: "
+            "a learned encoding knows no position past its table"
+        )
+
+
+def generate_arguments(a) -> None:
+    model = a["self"]
+    vocab = model.config.vocab_size
+    prompt = require_tokens(model, a["prompt_tokens"], "prompt_tokens")
+    a["max_new_tokens"] = require_positive_int(a["max_new_tokens"], "max_new_tokens")
+    a["temperature"] = temperature = require_real(a["temperature"], "temperature")
+    if temperature < 0:
+        raise ValueError(f"temperature must be 0 (greedy) or greater, got {temperature}")
+    if a["top_k"] is not None:
+        a["top_k"] = require_positive_int(a["top_k"], "top_k")
+        if a["top_k"] > vocab:
+            raise ValueError(f"top_k must be at most vocab_size={vocab}, got {a['top_k']}")
+    generator = a["generator"]
+    if generator is not None:
+        if not isinstance(generator, torch.Generator):
+            raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+        if generator.device.type != model.device.type:
+            raise ValueError(f"generator must be on the model's device {model.device}, got {generator.device}")
+    if temperature == 0 and (a["top_k"] is not None or generator is not None):
+        raise ValueError("top_k and generator apply to sampling only: pass temperature > 0, or leave them None for greedy decoding")
+    if a["eos_token_id"] is not None:
+        a["eos_token_id"] = require_non_negative_int(a["eos_token_id"], "eos_token_id")
+        if a["eos_token_id"] >= vocab:
+            raise ValueError(f"eos_token_id must be a token id below vocab_size={vocab}, got {a['eos_token_id']}")
+    batch, prompt_len = prompt.shape
+    end = prompt_len + a["max_new_tokens"] - 1
+    config = model.config
+    if end > config.max_seq_len:
+        raise ValueError(
+            f"the prompt plus max_new_tokens − 1 = {prompt_len} + {a['max_new_tokens']} − 1 = {end} is past the cache of "
+            f"max_seq_len={config.max_seq_len} positions"
+        )
+    if batch > config.max_batch_size:
+        raise ValueError(f"the batch has {batch} sequences, more than max_batch_size={config.max_batch_size}")

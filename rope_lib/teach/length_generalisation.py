@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from ..checks import require_non_negative_int, require_positive_int
-from ..model import Model
+from ..llama import Model
 from ..scaling import RopeScaling
 from .position_tasks import IGNORE, require_predictions
 
