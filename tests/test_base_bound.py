@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from rope_lib import inv_freq
 from rope_lib.teach import b_m_theta, b_m_theta_blocks, base_grid, base_lower_bounds, first_negative, keeps_non_negative, smallest_base
+from rope_lib.teach import b_slope_bound, base_keeping_non_negative_in, rounding_interval
 
 TABLE_LENGTHS = [2**k for k in range(12, 21)]  # 4k … 1M, as in the chapter
 
@@ -82,3 +83,80 @@ def test_bad_input():
         base_lower_bounds(128, [0])
     with pytest.raises(ValueError, match=r"max_len must be a positive integer"):
         first_negative(128, 1e4, 0)
+
+
+# Men et al.'s published lower bounds for d = 128, and the context length each is for (the chapter's table).
+PUBLISHED = {2**14: 3.1e5, 2**15: 6.4e5, 2**17: 7.8e6}
+
+
+def test_rounding_interval():
+    assert rounding_interval(3.1e5) == (3.05e5, 3.15e5)
+    assert rounding_interval(7.8e6) == pytest.approx((7.75e6, 7.85e6), rel=1e-15)
+    assert rounding_interval(27000.0, digits=3) == (26950.0, 27050.0)
+    with pytest.raises(ValueError, match=r"digits must be a positive integer"):
+        rounding_interval(3.1e5, digits=0)
+    with pytest.raises(ValueError, match=r"value"):
+        rounding_interval(-1.0)
+
+
+@pytest.mark.parametrize("length", sorted(PUBLISHED))
+def test_each_published_base_fails_its_own_bound(length):
+    """The published 16k, 32k and 128k bases let B turn negative before their own context length."""
+    assert first_negative(128, PUBLISHED[length], length) <= length
+    assert not keeps_non_negative(128, PUBLISHED[length], length)
+
+
+@pytest.mark.parametrize("length", [2**14, 2**15])
+def test_no_base_that_rounds_to_the_published_16k_or_32k_base_keeps_b_non_negative(length):
+    assert base_keeping_non_negative_in(128, *rounding_interval(PUBLISHED[length]), length) is None
+
+
+def test_a_base_that_rounds_to_the_published_128k_base_keeps_b_non_negative():
+    """At 128k rounding can explain the gap: 7.788e6, which rounds to 7.8e6, passes the direct sum."""
+    found = base_keeping_non_negative_in(128, *rounding_interval(PUBLISHED[2**17]), 2**17)
+    assert found is not None and round(found, -5) == 7.8e6
+    assert keeps_non_negative(128, found, 2**17)
+
+
+def test_the_interval_search_finds_a_narrow_window_a_coarse_grid_misses():
+    """[26500, 27500] around the published 4k base: most bases fail, a few keep B ≥ 0 up to 4096."""
+    low, high = rounding_interval(2.7e4)
+    grid = np.linspace(low, high, 11)
+    assert not any(keeps_non_negative(128, b, 4096) for b in grid)
+    found = base_keeping_non_negative_in(128, low, high, 4096)
+    assert found is not None and low <= found <= high and keeps_non_negative(128, found, 4096)
+
+
+def test_the_slope_bound_bounds_how_fast_b_changes_with_the_base():
+    """|B_m(x) − B_m(c)| ≤ m·K(a)·|x − c| for bases x, c in [a, b]: the ground of the certificate."""
+    rng = np.random.default_rng(0)
+    m = np.arange(20001.0)
+    for a in (1e3, 3.05e5, 7.75e6):
+        b = 1.05 * a
+        bound = m * b_slope_bound(128, a)
+        c = 0.5 * (a + b)
+        centre = b_m_theta(m, inv_freq(128, c))
+        for x in rng.uniform(a, b, 20):
+            assert np.all(np.abs(b_m_theta(m, inv_freq(128, x)) - centre) <= bound * abs(x - c) + 1e-9)
+    # and it is not loose by orders of magnitude: some m comes within a factor 10 of it
+    x, c = 1.0001e3, 1e3
+    change = np.abs(b_m_theta(m, inv_freq(128, x)) - b_m_theta(m, inv_freq(128, c)))
+    assert np.max(change[1:] / (m[1:] * b_slope_bound(128, c) * (x - c))) > 0.1
+
+
+def test_the_interval_search_refuses_bad_input_and_reports_when_undecided():
+    with pytest.raises(ValueError, match=r"high must exceed low"):
+        base_keeping_non_negative_in(128, 3e5, 2e5, 16384)
+    with pytest.raises(ValueError, match=r"context_len must be a positive integer"):
+        base_keeping_non_negative_in(128, 2e5, 3e5, 0)
+    with pytest.raises(RuntimeError, match=r"undecided after max_intervals=3"):
+        base_keeping_non_negative_in(128, *rounding_interval(3.1e5), 16384, max_intervals=3)
+    with pytest.raises(ValueError, match=r"d must be"):
+        b_slope_bound(7, 1e4)
+
+
+def test_seven_of_the_nine_published_bases_fail_their_own_bound():
+    """The chapter's count: Men et al.'s bases for 4k … 1M; only those for 8k and 64k keep B ≥ 0 up to their L."""
+    published = [2.7e4, 8.4e4, 3.1e5, 6.4e5, 2.1e6, 7.8e6, 3.6e7, 6.4e7, 5.1e8]
+    fails = [k for k, (b, length) in enumerate(zip(published, TABLE_LENGTHS)) if first_negative(128, b, length) <= length]
+    assert fails == [0, 2, 3, 5, 6, 7, 8]

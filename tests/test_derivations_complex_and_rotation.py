@@ -44,15 +44,21 @@ def test_every_displayed_equation_is_declared_and_its_check_passes(name):
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_the_chapter_checks_each_equation_under_it_from_its_own_source(name):
-    module = MODULES[name]
-    text = (ROOT / "book" / module.CHAPTER).read_text()
-    assert f"from rope_lib.teach.derivations import {name} as derivation" in text
-    assert "displayed_equations.Page(derivation.CHAPTER, derivation.CHECKS, unchecked=derivation.UNCHECKED, lang=LANG)" in text
-    for label in module.CHECKS:
-        call = f'page.check("{label}")'
-        assert text.count(call) == 1, f"the chapter calls {call} once"
-        assert text.index(f"$$ ({label})") < text.index(call), f"{call} comes after the equation it checks"
+@pytest.mark.parametrize("book", ["book", "book/zh"])
+def test_the_chapter_runs_every_check_in_one_collapsed_block(name, book):
+    """No check on the reading path: the chapter builds its Page from the derivation module and glues its report (which
+    runs every check) in a removed cell, shown in one collapsed block at the end of the main text."""
+    text = (ROOT / book / MODULES[name].CHAPTER).read_text()
+    prefix = {"complex_numbers": "cx", "rotation_matrices": "rot"}[name]
+    assert "page.check(" not in text and "page.summary(" not in text
+    cell = (f"```{{code-cell}} ipython3\n:tags: [remove-cell]\nfrom rope_lib.teach import displayed_equations\n"
+            f"from rope_lib.teach.derivations import {name} as derivation\n"
+            f'glue("{prefix}_checks", displayed_equations.Page.of(derivation, lang=LANG).report(), display=False)\n```')
+    assert text.count(cell) == 1
+    title = "How this page is checked" if book == "book" else "本页如何检验"
+    block = f":::{{admonition}} {title}\n:class: dropdown\n```{{glue:md}} {prefix}_checks\n:format: myst\n```\n:::"
+    exercises = "\n## Exercises" if book == "book" else "\n## 练习"
+    assert text.count(block) == 1 and text.index(cell) < text.index(block) < text.index(exercises), "before the exercises"
     assert not re.search(r"assert_\w+\([^\n]*\"eq\. ", text), "no hand-typed assertion speaks for a displayed equation"
 
 

@@ -14,8 +14,11 @@ from rope_lib.teach.displayed_equations import Page, page_equations, parse_sides
 CHAPTER = ROOT / "book" / rope_2d.CHAPTER
 
 
+EDITIONS = [CHAPTER, ROOT / "book" / "zh" / rope_2d.CHAPTER]
+
+
 def page(path=CHAPTER):
-    return Page(path, rope_2d.CHECKS, unchecked=rope_2d.UNCHECKED)
+    return Page(path, rope_2d.CHECKS, unchecked=rope_2d.UNCHECKED, confirmations=rope_2d.CONFIRMATIONS)
 
 
 def test_every_checked_equation_holds_as_displayed():
@@ -27,7 +30,40 @@ def test_every_checked_equation_holds_as_displayed():
 def test_the_derivation_finds_the_solution_before_it_checks_it():
     labels = list(page_equations(CHAPTER))
     for found in ("rope2d-polar-product", "rope2d-radial-growth", "rope2d-angle-linear", "rope2d-assembled-query"):
-        assert labels.index(found) < labels.index("rope2d-solution") < labels.index("rope2d-step-query-product")
+        assert labels.index(found) < labels.index("rope2d-solution") < labels.index("rope2d-check")
+
+
+def test_the_long_verification_is_confirmed_and_not_displayed():
+    """The eight-product expansion and the complex-number route to g: each step confirmed by sympy in the report, none
+    displayed on the page (the page checks the solution in one line, with the rotation chapter's rot-relative)."""
+    confirmed = [page().confirm(name) for name in rope_2d.CONFIRMATIONS]
+    assert len(confirmed) >= 10 and all(len(step.sides) >= 2 for step in confirmed)
+    assert not [label for label in page_equations(CHAPTER) if label.startswith("rope2d-step-") and label != "rope2d-step-query-rotation"]
+    for path in EDITIONS:
+        text = path.read_text()
+        assert "{eq}`rot-relative`" in text and "{ref}`ch-rotation`" in text, "the one-line proof points back"
+        assert "page.check(" not in text and "literalinclude} ../rope_lib/teach/displayed_equations.py" not in text
+
+
+def test_a_false_confirmation_fails_the_report(monkeypatch):
+    from rope_lib.teach.displayed_equations import Check
+    from rope_lib.teach.language import Words
+
+    false = lambda: Check(rope_2d._grouped(), rope_2d._inner_product_written_out() + rope_2d.M, rule=Words("slip", "笔误"))
+    monkeypatch.setitem(rope_2d.CONFIRMATIONS, "group-terms", false)
+    with pytest.raises(AssertionError, match="group-terms"):
+        page().confirm("group-terms")
+
+
+@pytest.mark.parametrize("path", [CHAPTER, ROOT / "book" / "zh" / rope_2d.CHAPTER], ids=["en", "zh"])
+def test_the_checks_run_in_one_collapsed_block(path):
+    text = path.read_text()
+    cell = ('```{code-cell} ipython3\n:tags: [remove-cell]\nfrom rope_lib.teach import displayed_equations\n'
+            'from rope_lib.teach.derivations import rope_2d as derivation\n')
+    assert text.count(cell) == 1
+    assert 'glue("rope2d_checks", displayed_equations.Page.of(derivation, lang=LANG).report(), display=False)' in text
+    title = "How this page is checked" if path == CHAPTER else "本页如何检验"
+    assert text.count(f":::{{admonition}} {title}\n:class: dropdown\n```{{glue:md}} rope2d_checks\n:format: myst\n```\n:::") == 1
 
 
 def test_no_shown_check_is_a_tautology():
@@ -72,12 +108,9 @@ def test_a_slip_on_the_page_is_caught(label, tmp_path):
 
 def test_a_page_must_declare_every_equation(tmp_path):
     path = tmp_path / rope_2d.CHAPTER
-    path.write_text(CHAPTER.read_text().replace("$$ (rope2d-step-euler)", "$$ (rope2d-step-euler-renamed)", 1))
+    path.write_text(CHAPTER.read_text().replace("$$ (rope2d-check)", "$$ (rope2d-check-renamed)", 1))
     with pytest.raises(ValueError, match="neither checked nor declared unchecked"):
         page(path)
-
-
-EDITIONS = [CHAPTER, ROOT / "book" / "zh" / rope_2d.CHAPTER]
 
 
 def prose(path):

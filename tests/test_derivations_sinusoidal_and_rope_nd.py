@@ -145,7 +145,7 @@ def test_a_page_must_declare_every_equation(module, tmp_path):
 
 
 def test_the_sinusoidal_pair_turns_clockwise_and_rope_counter_clockwise():
-    """The claim of "Mind the sign": the same angle per position, opposite directions, from the coordinate order."""
+    """The claim under eq. sin-shift: the same angle per position, opposite directions, from the coordinate order alone."""
     d, t = 16, 2
     w = rope_lib.inv_freq(d)[t]
     turn = lambda u, v: np.arctan2(u[0] * v[1] - u[1] * v[0], u @ v)  # noqa: E731  counter-clockwise > 0
@@ -155,3 +155,118 @@ def test_the_sinusoidal_pair_turns_clockwise_and_rope_counter_clockwise():
     x = np.array([0.6, 0.8])
     block = rope_lib.rotary_matrix(1, d)[2 * t : 2 * t + 2, 2 * t : 2 * t + 2]
     assert np.allclose(block, rope_lib.rotation_matrix_2d(w)) and np.isclose(turn(x, block @ x), w)
+
+
+def test_a_wrong_sign_in_the_derived_block_fails_the_page(tmp_path):
+    """The d-dimensional derivation is checked as displayed: flip the sign of one sine in eq. ropend-exp-block and
+    the page's check fails, as the book build would."""
+    text = chapter(rope_nd).read_text()
+    latex = page_equations(chapter(rope_nd))["ropend-exp-block"]
+    assert r"& -\sin m\theta_i" in latex
+    path = tmp_path / rope_nd.CHAPTER
+    path.write_text(text.replace(latex, latex.replace(r"& -\sin m\theta_i", r"& \sin m\theta_i", 1), 1))
+    with pytest.raises(AssertionError, match="ropend-exp-block"):
+        page(rope_nd, path).check("ropend-exp-block")
+    page(rope_nd).check("ropend-exp-block")  # and the page as written passes
+    zh = ROOT / "book" / "zh" / rope_nd.CHAPTER  # the Chinese page shows the same equation, checked the same way
+    assert page_equations(zh)["ropend-exp-block"] == latex
+
+
+def test_every_skew_symmetric_generator_meets_the_goal():
+    """eq. ropend-exp-goal, numerically: R_m = exp(mA) with A skew-symmetric gives R_mᵀR_n = R_(n−m), R_0 = I."""
+    from rope_lib.teach import skew
+
+    for d, seed in [(2, 0), (5, 1), (6, 2)]:
+        a = skew.random_skew(d, seed)
+        assert np.allclose(skew.rotation_family(a, 0), np.eye(d))
+        for m, n in [(0, 3), (2, 7), (5, -4), (1.5, 0.25)]:
+            r_m, r_n = skew.rotation_family(a, m), skew.rotation_family(a, n)
+            assert np.allclose(r_m.T @ r_m, np.eye(d), atol=1e-12)
+            assert np.allclose(r_m.T @ r_n, skew.rotation_family(a, n - m), atol=1e-10)
+    b = np.random.default_rng(3).standard_normal((4, 4))  # not skew: exp(mB) is not orthogonal
+    r = torch_free_expm(b)
+    assert not np.allclose(r.T @ r, np.eye(4))
+
+
+def torch_free_expm(b, terms=40):
+    """exp(B) by its power series, for a matrix that is not skew-symmetric (rotation_family refuses it)."""
+    out, term = np.eye(len(b)), np.eye(len(b))
+    for k in range(1, terms):
+        term = term @ b / k
+        out = out + term
+    return out
+
+
+def test_the_canonical_form_turns_any_skew_generator_into_ropes_matrix():
+    """eq. ropend-canonical, numerically: A = P diag(θ_i J) Pᵀ with P orthogonal, and exp(mA) = P R^d_{Θ,m} Pᵀ."""
+    from rope_lib.teach import skew
+
+    for d, seed in [(2, 0), (6, 0), (8, 5)]:
+        a = skew.random_skew(d, seed)
+        p, thetas = skew.canonical_form(a)
+        assert thetas.shape == (d // 2,) and np.all(thetas > 0) and np.all(np.diff(thetas) <= 0)
+        assert np.allclose(p.T @ p, np.eye(d), atol=1e-12)
+        assert np.allclose(p @ skew.block_generator(thetas) @ p.T, a, atol=1e-12)
+        for m in (1, 5, 37.5):
+            assert np.allclose(skew.rotation_family(a, m), p @ rope_lib.rotary_matrix(m, d, inv_freq=thetas) @ p.T, atol=1e-10)
+    theta = rope_lib.inv_freq(16)  # RoPE itself: the block generator of its frequencies
+    assert np.allclose(skew.rotation_family(skew.block_generator(theta), 7), rope_lib.rotary_matrix(7, 16))
+    repeated = skew.block_generator([2.0, 2.0, 0.5])  # a repeated frequency still gives an orthonormal basis
+    p, thetas = skew.canonical_form(repeated)
+    assert np.allclose(thetas, [2.0, 2.0, 0.5]) and np.allclose(p.T @ p, np.eye(6), atol=1e-12)
+
+
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda s: s.canonical_form(np.ones((4, 4))), "skew-symmetric"),
+    (lambda s: s.canonical_form(np.zeros((3, 4))), "square"),
+    (lambda s: s.canonical_form(s.random_skew(5)), "even size"),
+    (lambda s: s.canonical_form(np.zeros((4, 4))), "no zero eigenvalue"),
+    (lambda s: s.rotation_family(np.array([[0.0, np.nan], [0.0, 0.0]]), 1), "finite"),
+    (lambda s: s.random_skew(0), "d must be a positive integer"),
+    (lambda s: s.block_generator([]), "thetas"),
+])
+def test_the_skew_helpers_refuse_bad_input_by_name(call, match):
+    from rope_lib.teach import skew
+
+    with pytest.raises(ValueError, match=match):
+        call(skew)
+
+
+GLUE = {"sinusoidal_encoding": "sin_checks", "rope_nd": "ropend_checks"}
+
+
+@pytest.mark.parametrize("module", MODULES, ids=IDS)
+@pytest.mark.parametrize("book", ["book", "book/zh"])
+def test_the_chapter_runs_every_check_in_one_collapsed_block(module, book):
+    """No check on the reading path: the chapter glues its Page's report (which runs every check) in a removed cell,
+    shown in one collapsed block before the summary, and no visible cell names the machinery."""
+    name = module.__name__.rsplit(".", 1)[-1]
+    text = (ROOT / book / module.CHAPTER).read_text()
+    assert "page.check(" not in text and "page.summary(" not in text and "Page(" not in text
+    cell = (f"```{{code-cell}} ipython3\n:tags: [remove-cell]\nfrom rope_lib.teach import displayed_equations\n"
+            f"from rope_lib.teach.derivations import {name} as derivation\n"
+            f'glue("{GLUE[name]}", displayed_equations.Page.of(derivation, lang=LANG).report(), display=False)\n```')
+    assert text.count(cell) == 1
+    title = "How this page is checked" if book == "book" else "本页如何检验"
+    block = f":::{{admonition}} {title}\n:class: dropdown\n```{{glue:md}} {GLUE[name]}\n:format: myst\n```\n:::"
+    summary = "\n## Summary" if book == "book" else "\n## 小结"
+    assert text.count(block) == 1 and text.index(cell) < text.index(block) < text.index(summary)
+    rest = text.replace(cell, "")
+    assert "displayed_equations" not in rest and "derivation." not in rest and "derivations import" not in rest
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", MODULES, ids=IDS)
+@pytest.mark.parametrize("book", ["book", "book/zh"])
+def test_the_report_fails_on_a_sign_planted_in_a_copy_of_the_chapter(module, book, tmp_path, monkeypatch):
+    """The report, the only place the chapter's checks run, raises when one + of a checked equation is made a −,
+    in either edition (each edition's page is read from its own folder)."""
+    source = (ROOT / book / module.CHAPTER).read_text()
+    equations = page_equations(ROOT / book / module.CHAPTER)
+    label = next(label for label in module.CHECKS if "+" in equations[label] or "-" in equations[label])
+    latex = equations[label]
+    planted = latex.replace("+", "-", 1) if "+" in latex else latex.replace("-", "+", 1)
+    (tmp_path / module.CHAPTER).write_text(source.replace(latex, planted, 1))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(AssertionError, match=re.escape(label)):
+        Page.of(module, lang="zh" if book == "book/zh" else "en").report()

@@ -2,11 +2,12 @@
 as displayed, and checked; what the parser reads and refuses, and what a Page demands of a chapter."""
 
 import re
+from pathlib import Path
 
 import pytest
 import sympy as sp
 
-from rope_lib.teach.displayed_equations import Check, Page, assert_displayed, page_equations, parse_sides
+from rope_lib.teach.displayed_equations import DISPLAY, Check, Page, assert_displayed, page_equations, parse_sides
 from rope_lib.teach.language import Words
 
 a, b, c, d, x, theta = sp.symbols("a b c d x theta", real=True)
@@ -143,3 +144,63 @@ def test_a_rule_has_no_caret():
     """A caret, like an underscore, is math in LaTeX: plain text cannot hold it (write ᵀ for a transpose)."""
     with pytest.raises(ValueError, match=r"rule is shown as plain text, so it must not use LaTeX's \^"):
         Check(a, a, rule=Words("A = W_q^⊤W_k", "转置"))
+
+
+def pythagoras():
+    return Check(sp.cos(theta) ** 2 + sp.sin(theta) ** 2, 1, rule=Words("Pythagoras", "勾股定理"))
+
+
+def test_the_report_runs_every_check_and_shows_each_with_the_counts(tmp_path):
+    """The one collapsed block of a chapter: every checked equation run and shown as sympy read it (with an {eq}
+    reference to it), every undisplayed step confirmed, the unchecked ones with their reasons, and the counts."""
+    path = write(tmp_path, ("product", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bc)"), ("goal", "f = g"))
+    page = Page(path, {"product": product}, unchecked={"goal": Words("a requirement", "一个要求")}, confirmations={"unit": pythagoras})
+    report = page.report()
+    assert page.checked == ["product"]
+    shown = report._repr_markdown_()
+    assert "1 of the 2 displayed equations are checked as displayed, and sympy confirms 1 further steps" in shown
+    assert "{eq}`product`\n\n$$\n\\begin{aligned}" in shown and r"\text{multiply out}" in shown
+    assert r"\text{Pythagoras}" in shown and "- {eq}`goal`: a requirement" in shown
+    assert shown.count("$$") % 2 == 0 and "sympy's LaTeX parser reads each labelled equation" in shown
+    chinese = Page(path, {"product": product}, unchecked={"goal": Words("a requirement", "一个要求")}, lang="zh").report()
+    assert "本页展示的 2 个公式中，有 1 个按页面上的写法检验过。" in chinese._repr_markdown_()
+    assert r"\text{展开相乘}" in chinese._repr_markdown_() and "未检验：goal (一个要求)" in repr(chinese)
+
+
+def test_the_report_fails_on_a_wrong_sign_on_the_page_or_a_false_undisplayed_step(tmp_path):
+    path = write(tmp_path, ("product", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac + bd) + \mathrm{i}(ad + bc)"))
+    with pytest.raises(AssertionError, match="product: side 2 on the page"):
+        Page(path, {"product": product}).report()
+    path = write(tmp_path, ("product", r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}(ad + bc)"))
+    false = {"unit": lambda: Check(sp.cos(theta) ** 2 - sp.sin(theta) ** 2, 1, rule=Words("wishful", "一厢情愿"))}
+    with pytest.raises(AssertionError, match=r"unit: side 2 does not follow from side 1 \(wishful\)"):
+        Page(path, {"product": product}, confirmations=false).report()
+    with pytest.raises(ValueError, match="confirmations must map each name to a function"):
+        Page(path, {"product": product}, confirmations={"unit": "cos² + sin² = 1"})
+
+
+@pytest.mark.parametrize("chapter", ["complex_numbers", "rotation_matrices", "rope_2d"])
+def test_a_chapter_report_fails_on_a_sign_planted_in_a_copy_of_the_chapter(chapter, tmp_path, monkeypatch):
+    """The chapter's page.report(), the only place its checks run, raises when one + of a checked equation in a copy
+    of the chapter is made a −."""
+    import importlib
+
+    from paths import ROOT
+
+    module = importlib.import_module(f"rope_lib.teach.derivations.{chapter}")
+    source = (ROOT / "book" / module.CHAPTER).read_text()
+    make = lambda path: Page(path, module.CHECKS, unchecked=module.UNCHECKED, confirmations=getattr(module, "CONFIRMATIONS", {}))
+    monkeypatch.chdir(ROOT / "book")  # where the chapter runs, as the build runs it
+    assert Page.of(module).checks == module.CHECKS and Page.of(module).path == Path(module.CHAPTER)  # what a chapter builds
+    block = next(m for m in DISPLAY.finditer(source) if m["label"] in module.CHECKS and "+" in m["latex"])
+    label, planted = block["label"], block["latex"].replace("+", "-", 1)
+    copy = tmp_path / module.CHAPTER
+    copy.write_text(source[: block.start("latex")] + planted + source[block.end("latex") :])
+    make(ROOT / "book" / module.CHAPTER).report()  # the chapter as it is passes
+    with pytest.raises(AssertionError, match=re.escape(label)):
+        make(copy).report()
+
+
+def test_a_page_of_a_module_needs_its_chapter_and_checks():
+    with pytest.raises(ValueError, match="derivation must be a module of rope_lib.teach.derivations"):
+        Page.of(sp)

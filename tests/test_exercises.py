@@ -29,6 +29,7 @@ from rope_lib.teach.exercises import (
     check_rotate,
     check_rotate_cache,
     check_rotate_qk,
+    check_real_goal_rule,
     check_score_complex,
     check_terms_needed,
     check_walk_encoding,
@@ -94,6 +95,11 @@ def rotate(vec, angle):
 def score_complex(q, k, m, n, theta):
     zq, zk = complex(*q), complex(*k)
     return (zq * zk.conjugate() * cmath.exp(1j * (m - n) * theta)).real
+
+
+def real_goal_rule(q, k, m, n, a=1.1):
+    """rope2d-ex-real-goal: one coordinate stretched, the other shrunk (as tensors, which the check reads too)."""
+    return torch.tensor([a**m * q[0], a**-m * q[1]]), torch.tensor([a**-n * k[0], a**n * k[1]])
 
 
 def first_below_half(d, base, far=4096):
@@ -186,6 +192,7 @@ REFERENCES = [
     (check_terms_needed, terms_needed),
     (check_rotate, rotate),
     (check_score_complex, score_complex),
+    (check_real_goal_rule, real_goal_rule),
     (check_first_below_half, first_below_half),
     (check_rope_half, rope_half),
     (check_permute_rows, permute_rows),
@@ -785,3 +792,19 @@ def test_offset_weight_hints():
     assert failed(check_offset_weight(lambda weights, offset: None), "returned None")
     for wrong in (above, summed, over_all_rows, from_the_wrong_query, transposed):
         assert "np.arange" not in check_offset_weight(wrong).message  # no code of the answer
+
+
+def test_real_goal_rule_hints():
+    """rope2d-ex-real-goal: RoPE itself keeps lengths, xPos meets the complex goal too, a rule that moves position 0 or
+    whose dot product sees more than m − n fails, each with its hint."""
+    def turn(v, angle):
+        return np.array([v[0] * np.cos(angle) - v[1] * np.sin(angle), v[0] * np.sin(angle) + v[1] * np.cos(angle)])
+
+    rope = lambda q, k, m, n: (turn(q, 0.3 * m), turn(k, 0.3 * n))
+    xpos = lambda q, k, m, n: (1.1**m * turn(q, 0.3 * m), 1.1**-n * turn(k, 0.3 * n))
+    assert failed(check_real_goal_rule(rope), "keeps its length")
+    assert failed(check_real_goal_rule(xpos), "complex goal too")
+    assert failed(check_real_goal_rule(lambda q, k, m, n: (q * 1.1**m, k * 1.1**n)), "real goal fails")
+    assert failed(check_real_goal_rule(lambda q, k, m, n: (q + 1, k)), "position 0 changes nothing")
+    assert failed(check_real_goal_rule(lambda q, k, m, n: q), "two plane vectors")
+    assert check_real_goal_rule(real_goal_rule) and check_real_goal_rule(real_goal_rule, lang="zh")

@@ -90,3 +90,22 @@ def test_load_experiments_reads_and_checks(tmp_path):
         load_experiments(tmp_path / "missing.json")
     with pytest.raises(KeyError, match="no runs of task 'copy' with encoding 'alibi'"):
         runs_of(report(), "copy", "alibi")
+
+
+def test_the_committed_report_says_what_the_trained_models_chapter_says():
+    """The facts the chapter "RoPE in a trained model" states from book/data/experiments.json, pinned: both absolute
+    tables copy exactly (1.0, not nearly), the learned table's 2× copy is about twice chance (not near it), chance is
+    1/16 = 0.0625, and RoPE's loss first drops below 0.1 nats in the 20-step window that starts at step 60."""
+    from paths import ROOT
+    from rope_lib.teach.position_tasks import LookbackTask
+
+    committed = load_experiments(ROOT / "book" / "data" / "experiments.json")
+    mean = lambda task, enc, m: accuracy_summary(committed, task, enc)[m]["mean"]  # noqa: E731
+    chance = 1 / LookbackTask().n_symbols
+    assert chance == 0.0625 and f"{chance:.4f}" == "0.0625" and f"{chance:.3f}" == "0.062"  # why the chapter prints 4 digits
+    assert mean("copy", "sinusoidal", 1) == mean("copy", "learned", 1) == mean("copy", "rope", 1) == 1.0
+    assert mean("copy", "alibi", 1) < 1.0
+    assert 1.8 < mean("copy", "learned", 2) / chance < 2.5
+    assert all(mean("copy", enc, 2) < 1.5 * chance for enc in ("rope", "none", "sinusoidal"))
+    steps, losses = curves_over_seeds(committed, "copy", "rope")
+    assert committed["config"]["curve_every"] == 20 and steps[np.argmax(losses.mean(axis=0) < 0.1)] == 60

@@ -91,3 +91,11 @@ def test_the_page_says_a_larger_d_stretches_the_longest_wavelength(page):
         assert f"{{glue:text}}`{name}" in sentence and f'glue("{name}",' in code
     assert "small_d, large_d = 16, 256" in code and "rope_lib.wavelengths(dim, rope_lib.DEFAULT_BASE)" in code
     assert not re.search(r"\d{2},\d{3}", sentence.replace("500,000", "")), "a wavelength typed into the prose"
+
+
+@pytest.mark.parametrize("page", ["book/rope_at_a_glance.md", "book/zh/rope_at_a_glance.md"])
+def test_every_exercise_has_a_hint(page):
+    text = (ROOT / page).read_text()
+    exercises = re.findall(r":::\{exercise\}.*?\n:::\n", text, flags=re.S)
+    assert len(exercises) == 3
+    assert all(re.search(r"```\{admonition\} (Hint|提示)\n:class: dropdown", e) for e in exercises)

@@ -73,3 +73,19 @@ def test_the_check_speaks_chinese():
 def test_an_unknown_language_is_refused(make):
     with pytest.raises(ValueError, match="lang"):
         make()
+
+
+@pytest.mark.parametrize("page", ["book/rope_for_images.md", "book/zh/rope_for_images.md"])
+def test_every_exercise_has_a_hint_and_the_mrope_exercise_asks_something_new(page):
+    """Each exercise carries a dropdown hint; the M-RoPE exercise asks whether an image's inner scores depend on where
+    it sits (the page itself already says where the text after an image resumes)."""
+    import re
+
+    from paths import ROOT
+
+    text = (ROOT / page).read_text()
+    exercises = re.findall(r":::\{exercise\}.*?\n:::\n", text, flags=re.S)
+    assert len(exercises) == 3
+    assert all(re.search(r"```\{admonition\} (Hint|提示)\n:class: dropdown", e) for e in exercises)
+    assert ":label: img-ex-mrope-shift" in text and "img-ex-mrope-ids" not in text
+    assert "assert torch.allclose(near, far, rtol=0, atol=1e-9)" in text

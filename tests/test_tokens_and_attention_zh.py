@@ -71,3 +71,19 @@ def test_the_check_speaks_both_languages():
 def test_an_unknown_language_is_refused(call):
     with pytest.raises(ValueError, match="lang"):
         call()
+
+
+@pytest.mark.parametrize("page", ["book/tokens_and_attention.md", "book/zh/tokens_and_attention.md"])
+def test_every_exercise_has_a_hint_and_the_page_says_where_each_encoding_acts(page):
+    """Both editions: each exercise carries a dropdown hint, and the page contrasts an absolute encoding, added once at
+    the input, with RoPE, applied inside every attention layer."""
+    import re
+
+    from paths import ROOT
+
+    text = (ROOT / page).read_text()
+    exercises = re.findall(r":::\{exercise\}.*?\n:::\n", text, flags=re.S)
+    assert len(exercises) == 3
+    assert all(re.search(r"```\{admonition\} (Hint|提示)\n:class: dropdown", e) for e in exercises)
+    assert ("added once, at the input" in text and "applied inside every attention\nlayer" in text) or (
+        "只在输入处加一次" in text and "在每一个注意力层内部起作用" in text)

@@ -8,8 +8,11 @@ names an auto-check, `check_<name>(`) gets in its place an empty "your turn" cel
 holding a stub of each checked function, and a cell that runs the check on it; on the
 stub the check reports NOT YET. The cells the site leaves out (tagged remove-cell: the
 teacher's speaker notes, and cells that only glue a number into the text) are left out
-too. Everything else of the chapter stays as it is, so the student edition runs top to
-bottom as the chapter does.
+too; a cell the site shows without its code keeps its code, folded. The code of the
+chapter stays as it is, so the student edition runs top to bottom as the chapter does;
+its Markdown is rewritten as plain Markdown (classroom_markdown.py), with the values the
+executed chapter glued filled in, so that JupyterLab shows it as the site does with no
+extension installed (a JupyterHub's nbgitpuller clone runs no set-up script).
 
 Loaded by Jupyter Book as a local Sphinx extension, it writes `<chapter>.student.ipynb`
 beside each executed notebook in the site's `_sources` (book_site.py offers both in
@@ -17,7 +20,10 @@ the download menu). Run as a script it writes them beside the chapters of both
 editions (book/ and book/zh/), where they are committed, so that Binder and a
 JupyterHub open them:
 
-    python book/_ext/student_notebooks.py [OUTPUT_FOLDER]
+    .venv/bin/python book/_ext/student_notebooks.py [OUTPUT_FOLDER] [--chapter book/<chapter>.md] [--jobs N]
+
+The glued values come from the book build's executed chapter when its code is the
+chapter's today (after `make html`), else the chapter is run.
 
 The check cell passes the chapter's language (`lang=LANG`, set in its first code
 cell), so a Chinese student reads the check's hints in Chinese.
@@ -25,6 +31,7 @@ cell), so a Chinese student reads the check's hints in Chinese.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from dataclasses import dataclass
@@ -150,22 +157,113 @@ def student_source(source: str) -> str:
     return head + heading + exercises_part
 
 
-def student_notebook(chapter: Path):
-    """The student edition of a chapter (a MyST notebook .md), as an nbformat notebook."""
+HIDDEN_INPUT_TAGS = {"hide-input", "remove-input", "hide-cell"}
+HIDDEN_OUTPUT_TAGS = {"hide-output", "remove-output", "hide-cell"}
+"""A code cell the site shows without its code (or folded) keeps its code, folded in JupyterLab (`jupyter.source_hidden`):
+the student edition must run top to bottom, and the code makes the output the page shows. Likewise for outputs."""
+
+METADATA_KEY = "student_edition"
+"""The notebook metadata under which the student edition records the glued values its text shows (`glued`: name →
+text/plain), so that a test can rebuild the edition from the chapter without running the chapter again."""
+
+
+@functools.lru_cache(maxsize=None)
+def edition_of(folder: Path):
+    """The labels and references of the edition that holds a chapter's folder (book/ or book/zh/)."""
+    import classroom_markdown
+
+    root = folder if (folder / "_toc.yml").is_file() else folder.parent
+    return classroom_markdown.edition_of(root, "zh" if root.name == "zh" else "en")
+
+
+def executed_path(chapter: Path) -> Path:
+    """Where a book build (`make html`) leaves the chapter executed: _build/jupyter_execute/book/<chapter>.ipynb, and
+    _build/zh/_build/jupyter_execute/<chapter>.ipynb for the Chinese edition."""
+    repository = EDITIONS[0]
+    if chapter.parent.name == "zh":
+        return repository / "_build" / "zh" / "_build" / "jupyter_execute" / f"{chapter.stem}.ipynb"
+    return repository / "_build" / "jupyter_execute" / "book" / f"{chapter.stem}.ipynb"
+
+
+def code_of(notebook) -> list[str]:
+    return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def glued_values_of(chapter: Path, executed: Path | None = None, verbose: bool = False) -> dict[str, dict[str, str]]:
+    """The values the chapter's code glues. From `executed` (an executed notebook of the chapter) when given; else from
+    the book build's (executed_path) when its code is the chapter's code today; else the chapter is run here (nbclient,
+    in its folder, as the book build runs it)."""
+    import jupytext
+    import nbformat
+
+    import classroom_markdown
+
+    notebook = jupytext.read(chapter, fmt="md:myst")
+    candidates = [executed] if executed is not None else [executed_path(chapter)]
+    for path in candidates:
+        if path is not None and path.is_file():
+            done = nbformat.read(path, as_version=4)
+            if executed is not None or code_of(done) == code_of(notebook):
+                if verbose:
+                    print(f"  glued values of {chapter.name} from {path}")
+                return classroom_markdown.glued_values(done)
+    from nbclient import NotebookClient
+
+    if verbose:
+        print(f"  running {chapter} for its glued values ...", flush=True)
+    NotebookClient(notebook, timeout=1800, kernel_name="python3", resources={"metadata": {"path": str(chapter.parent)}}).execute()
+    return classroom_markdown.glued_values(notebook)
+
+
+def student_notebook(chapter: Path, glued: dict[str, dict[str, str]] | None = None, source: str | None = None):
+    """The student edition of a chapter (a MyST notebook .md), as an nbformat notebook: the chapter less its solutions and
+    the cells the site leaves out, its Markdown rewritten as plain Markdown (classroom_markdown.py) with the values in
+    `glued` (name → its output, MIME type → data; glued_values_of(chapter) when None). `source` stands for the
+    chapter's text where given (a test's edit)."""
     import jupytext
 
-    notebook = jupytext.reads(student_source(chapter.read_text()), fmt="md:myst")
+    import classroom_markdown
+
+    if glued is None:
+        glued = glued_values_of(chapter)
+    rewriter = classroom_markdown.Chapter(chapter, edition_of(chapter.parent.resolve()), glued)
+    notebook = jupytext.reads(student_source(chapter.read_text() if source is None else source), fmt="md:myst")
     notebook.cells = [cell for cell in notebook.cells if REMOVED_TAG not in cell.metadata.get("tags", [])]
     for number, cell in enumerate(notebook.cells):  # ids from the order, not random: the same source, the same file
         cell["id"] = f"{chapter.stem}-{number}"
+        tags = set(cell.metadata.get("tags", []))
+        if cell.cell_type == "markdown":
+            cell.source = rewriter.markdown(cell.source)
+            if rewriter.attachments:
+                cell["attachments"] = rewriter.attachments
+        elif cell.cell_type == "code":
+            if tags & HIDDEN_INPUT_TAGS:
+                cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+            if tags & HIDDEN_OUTPUT_TAGS:
+                cell.metadata.setdefault("jupyter", {})["outputs_hidden"] = True
+    notebook.cells = [cell for cell in notebook.cells if cell.cell_type != "markdown" or cell.source.strip()]
+    notebook.metadata[METADATA_KEY] = {"glued": dict(sorted(rewriter.used.items()))}
     return notebook
 
 
-def write_student_notebook(chapter: Path, target: Path) -> None:
+def committed_glued_values(chapter: Path) -> dict[str, dict[str, str]]:
+    """The glued values the committed student edition of the chapter shows: the numbers it records (METADATA_KEY) and
+    the figures attached to its cells."""
+    import nbformat
+
+    committed = nbformat.read(chapter.with_name(chapter.stem + SUFFIX), as_version=4)
+    values = {name: {"text/plain": text} for name, text in committed.metadata.get(METADATA_KEY, {}).get("glued", {}).items()}
+    for cell in committed.cells:
+        for file_name, bundle in cell.get("attachments", {}).items():
+            values.setdefault(file_name.rsplit(".", 1)[0], {}).update(bundle)
+    return values
+
+
+def write_student_notebook(chapter: Path, target: Path, glued: dict[str, dict[str, str]] | None = None) -> None:
     import nbformat
 
     target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(student_notebook(chapter), target)
+    nbformat.write(student_notebook(chapter, glued), target)
 
 
 def has_exercises(chapter: Path) -> bool:
@@ -194,7 +292,10 @@ def write_student_notebooks(app, exception):
         return
     for docname in sorted(app.env.found_docs):
         if offers_a_student_edition(app, docname):
-            write_student_notebook(Path(app.env.doc2path(docname)), Path(app.outdir) / "_sources" / student_notebook_name(docname))
+            chapter = Path(app.env.doc2path(docname))
+            executed = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"  # myst-nb's executed notebook
+            target = Path(app.outdir) / "_sources" / student_notebook_name(docname)
+            write_student_notebook(chapter, target, glued_values_of(chapter, executed if executed.is_file() else None))
 
 
 def setup(app):
@@ -206,10 +307,41 @@ EDITIONS = (Path(__file__).resolve().parents[2], Path(__file__).resolve().parent
 """The folders holding each edition's _toc.yml: the repository root (English) and book/zh (Chinese)."""
 
 
+def main(arguments: list[str]) -> None:
+    import argparse
+    from concurrent.futures import ProcessPoolExecutor
+
+    parser = argparse.ArgumentParser(description="Write the student edition of every chapter with exercises, both editions.")
+    parser.add_argument("output", nargs="?", type=Path, help="write them under this folder (default: beside the chapters)")
+    parser.add_argument("--chapter", dest="chapters", action="append", default=[], type=Path,
+                        help="only this chapter (book/<chapter>.md or book/zh/<chapter>.md); may be repeated")
+    parser.add_argument("--jobs", type=int, default=1, help="run this many chapters at once (default 1)")
+    options = parser.parse_args(arguments)
+    if options.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {options.jobs}")
+    root = EDITIONS[0]
+    wanted = {path.resolve() for path in options.chapters}
+    todo = [chapter for edition in EDITIONS for chapter in chapters_of_the_book(edition) if not wanted or chapter.resolve() in wanted]
+    if wanted - {chapter.resolve() for chapter in todo}:
+        parser.error(f"--chapter names no chapter with exercises: {sorted(map(str, wanted - {c.resolve() for c in todo}))}")
+    failed = []
+    with ProcessPoolExecutor(options.jobs) as pool:
+        for chapter, future in [(chapter, pool.submit(verbose_glued_values_of, chapter)) for chapter in todo]:
+            folder = chapter.parent if options.output is None else options.output / chapter.parent.relative_to(root)
+            try:
+                write_student_notebook(chapter, folder / f"{chapter.stem}{SUFFIX}", future.result())
+            except Exception as error:  # the others are still written; the run fails at the end
+                failed.append(f"{chapter.relative_to(root)}: {type(error).__name__}: {error}")
+                print(f"FAILED {failed[-1]}", flush=True)
+                continue
+            print(folder / f"{chapter.stem}{SUFFIX}", flush=True)
+    if failed:
+        sys.exit("student editions not written:\n" + "\n".join(failed))
+
+
+def verbose_glued_values_of(chapter: Path) -> dict[str, dict[str, str]]:
+    return glued_values_of(chapter, verbose=True)
+
+
 if __name__ == "__main__":
-    ROOT = EDITIONS[0]
-    output = Path(sys.argv[1]) if len(sys.argv) > 1 else None
-    for chapter in (chapter for edition in EDITIONS for chapter in chapters_of_the_book(edition)):
-        folder = chapter.parent if output is None else output / chapter.parent.relative_to(ROOT)
-        write_student_notebook(chapter, folder / f"{chapter.stem}{SUFFIX}")
-        print(f"{folder / (chapter.stem + SUFFIX)}")
+    main(sys.argv[1:])

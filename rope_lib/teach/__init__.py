@@ -10,11 +10,14 @@ draws. Needs the book's extra: `pip install 'rope_lib[book]'`.
 from .base_bound import (
     b_m_theta,
     b_m_theta_blocks,
+    b_slope_bound,
     base_grid,
+    base_keeping_non_negative_in,
     base_lower_bounds,
     first_negative,
     keeps_non_negative,
     similarity_curve,
+    rounding_interval,
     smallest_base,
 )
 from .bf16_positions import bf16_angles
@@ -43,8 +46,10 @@ __all__ = [
     "attention_scores",
     "b_m_theta",
     "b_m_theta_blocks",
+    "b_slope_bound",
     "band_pairs",
     "base_grid",
+    "base_keeping_non_negative_in",
     "base_lower_bounds",
     "bf16_angles",
     "build_vocab",
@@ -65,6 +70,7 @@ __all__ = [
     "relative_upper_bound",
     "retrieval_rate",
     "rope_sum",
+    "rounding_interval",
     "self_attention",
     "similarity_curve",
     "smallest_base",

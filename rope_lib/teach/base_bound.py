@@ -14,6 +14,10 @@ larger one does not. So `smallest_base` does not bisect; it scans a log grid of
 bases upwards, takes the first grid base that passes and rescans the gap below
 it on a finer grid. The blocked sum it uses agrees with the direct sum to about
 1e-11; the tests confirm every reported base with the direct sum.
+
+A grid can only say that the bases it tried fail. `base_keeping_non_negative_in` decides a whole interval of bases
+(those that round to a published value, say): it bounds how fast B_{m,θ} can change with the base
+(`b_slope_bound`), so that one evaluation rules out a whole sub-interval.
 """
 
 from __future__ import annotations
@@ -132,3 +136,63 @@ def similarity_curve(freqs, attention_factor: float, distances) -> np.ndarray:
     """Expected score of a key that copies the query, relative to distance 0 of plain RoPE:
     attention_factor² · B_{m,θ'} / (d/2) (chapter "Longer contexts")."""
     return attention_factor**2 * b_m_theta(distances, freqs) / np.size(freqs)
+
+
+def rounding_interval(value: float, digits: int = 2) -> tuple[float, float]:
+    """The bases that round to `value` at `digits` significant digits: value ± half a unit of the last digit.
+
+    Both ends are included, so the interval holds every base that rounds to value and, at most, the two ends.
+    """
+    value = require_base(value, "value")
+    digits = require_positive_int(digits, "digits")
+    half = 0.5 * 10.0 ** (math.floor(math.log10(value)) - digits + 1)
+    return value - half, value + half
+
+
+def b_slope_bound(d: int, low: float) -> float:
+    """K(low): for every base b ≥ low and every m, |dB_{m,θ(b)}/db| ≤ m·K(low).
+
+    θ_i(b) = b^(−2i/d) gives dθ_i/db = −(2i/d)·θ_i(b)/b, whose size falls as b grows; so
+    |dB_{m,θ}/db| ≤ m · Σ_i (2i/d)·θ_i(low)/low for b ≥ low.
+    """
+    d, low = require_even_dim(d, "d"), require_base(low, "low")
+    i = np.arange(d // 2, dtype=np.float64)
+    return float(np.sum((2 * i / d) * inv_freq(d, low)) / low)
+
+
+def base_keeping_non_negative_in(d: int, low: float, high: float, context_len: int, *, max_intervals: int = 100000) -> float | None:
+    """A base in [low, high] that keeps B_{m,θ} ≥ 0 for every m = 0 … context_len, or None when there is none.
+
+    A grid could only say that the bases it tried fail. This search proves it for the whole interval: it halves
+    [low, high] breadth first, and an interval [a, b] with midpoint c is ruled out when, for some m ≤ context_len,
+
+        B_{m,θ(c)} + m · K(a) · (b − a)/2 < 0,     K(a) = Σ_i (2i/d)·θ_i(a)/a,
+
+    since m·K(a) bounds how fast B_{m,θ} can change with the base on [a, b]: then B < 0 at that m for every base
+    in [a, b]. A midpoint that keeps B ≥ 0 (confirmed with the direct sum) is returned. An interval that is
+    neither ruled out nor passing is halved again; raises RuntimeError after max_intervals intervals.
+    """
+    d = require_even_dim(d, "d")
+    low, high = require_base(low, "low"), require_base(high, "high")
+    if high <= low:
+        raise ValueError(f"high must exceed low, got low={low} and high={high}")
+    context_len = require_positive_int(context_len, "context_len")
+    max_intervals = require_positive_int(max_intervals, "max_intervals")
+    m = np.arange(context_len + 1, dtype=np.float64)
+    tolerance = 1e-9  # the blocked sum agrees with the direct one to about 1e-11
+    pending, seen = [(low, high)], 0
+    while pending:
+        halves = []
+        for a, b in pending:
+            seen += 1
+            if seen > max_intervals:
+                raise RuntimeError(f"undecided after max_intervals={max_intervals} intervals of [{low:g}, {high:g}]")
+            c = 0.5 * (a + b)
+            values = b_m_theta_blocks(context_len, inv_freq(d, c))
+            if values.min() >= 0 and keeps_non_negative(d, c, context_len):
+                return float(c)
+            if np.any(values + m * b_slope_bound(d, a) * (b - a) / 2 + tolerance < 0):
+                continue  # B < 0 somewhere up to context_len for every base in [a, b]
+            halves += [(a, c), (c, b)]
+        pending = halves
+    return None

@@ -265,16 +265,19 @@ class CheckedEquation:
         names = {s: spelled.get(s.name, _greek(s.name)) for s in getattr(expr, "free_symbols", set())}
         return sp.latex(expr, symbol_names={s: name for s, name in names.items() if name is not None})
 
-    def _repr_latex_(self) -> str:
+    def _aligned(self) -> str:
         """The sides one under the other (narrow enough for a phone), the line marked (sympy) being sympy's own
-        working of the first; then the rule, in words."""
+        working of the first; then the rule, in words: the body of a display, without its $$."""
         worked, rest = self._latex(self.worked), [self._latex(side) for side in self.shown[1:]]
         lines = [self._latex(self.shown[0])]
         if len(worked) <= WORKED_LATEX_CHARS and worked not in rest:  # no line twice
             lines.append(rf"{worked} \quad \text{{(sympy)}}")
         lines += rest
         body = r" \\ &= ".join(lines)
-        return rf"$$\begin{{aligned}} &{body} \\ &\text{{{_latex_text(self.rule)}}} \end{{aligned}}$$"
+        return rf"\begin{{aligned}} &{body} \\ &\text{{{_latex_text(self.rule)}}} \end{{aligned}}"
+
+    def _repr_latex_(self) -> str:
+        return f"$${self._aligned()}$$"
 
     def __repr__(self) -> str:
         return f"{self.label}: " + " = ".join(map(str, [self.shown[0], self.worked, *self.shown[1:]])) + f"   ({self.rule})"
@@ -312,10 +315,16 @@ class Page:
     Building the Page fails if an equation is in neither, or a label is not displayed, so that the
     count the chapter prints is the true one. lang: the page's language, in which the rules and the reasons (Words)
     are shown; `unchecked` holds the reasons in that language.
+    confirmations: name → a function returning a `Check` of a step the page does not display (a long expansion the
+    page replaces by a shorter argument): sympy checks that each side equals the next, and `report` shows it.
     """
 
-    def __init__(self, path, checks: Mapping[str, object], *, unchecked: Mapping[str, Words] | None = None, lang: str = "en"):
+    def __init__(self, path, checks: Mapping[str, object], *, unchecked: Mapping[str, Words] | None = None, lang: str = "en",
+                 confirmations: Mapping[str, object] | None = None):
         self.path, self.lang = Path(path), require_language(lang)
+        self.confirmations = dict(confirmations or {})
+        if wrong := [name for name, make in self.confirmations.items() if not callable(make)]:
+            raise ValueError(f"confirmations must map each name to a function returning a Check; not for {wrong}")
         self.equations = page_equations(self.path)
         if wrong := [label for label, why in (unchecked or {}).items() if not isinstance(why, Words)]:
             raise ValueError(f"unchecked must give each reason in both languages (Words); not for {wrong}")
@@ -329,6 +338,18 @@ class Page:
         if absent := sorted(declared - set(self.equations)):
             raise ValueError(f"{self.path.name} does not display the labelled equations {absent}")
         self.checked: list[str] = []
+
+    @classmethod
+    def of(cls, derivation, *, lang: str = "en") -> "Page":
+        """The Page of a chapter's derivation module (rope_lib.teach.derivations.<chapter>): its CHAPTER (the page's
+        file name, read from the folder the chapter runs in, so the Chinese edition reads its own page), CHECKS,
+        UNCHECKED and, where it has them, CONFIRMATIONS."""
+        missing = [name for name in ("CHAPTER", "CHECKS", "UNCHECKED") if not hasattr(derivation, name)]
+        if missing:
+            raise ValueError(f"derivation must be a module of rope_lib.teach.derivations with CHAPTER, CHECKS and UNCHECKED; "
+                             f"{getattr(derivation, '__name__', derivation)!r} lacks {missing}")
+        return cls(derivation.CHAPTER, derivation.CHECKS, unchecked=derivation.UNCHECKED, lang=lang,
+                   confirmations=getattr(derivation, "CONFIRMATIONS", None))
 
     def check(self, label: str) -> CheckedEquation:
         """Assert that the sides of equation `label` are equal (the step holds) and that the page shows
@@ -361,3 +382,87 @@ class Page:
         said = text(self.lang, en=f"{checked} of the {shown} displayed equations of {self.path.name} are checked as displayed",
                     zh=f"{self.path.name} 所展示的 {shown} 个公式中，有 {checked} 个按页面上的写法检验过")
         return said + (text(self.lang, en=f"; not checked: {others}", zh=f"；未检验：{others}") if others else "")
+
+    def confirm(self, name: str) -> "Confirmed":
+        """Assert that each side of the undisplayed step `name` equals the next. Raises AssertionError naming it."""
+        if name not in self.confirmations:
+            raise KeyError(f"name must be one of the confirmations of {self.path.name}, {sorted(self.confirmations)}; got {name!r}")
+        step = self.confirmations[name]()
+        if not isinstance(step, Check):
+            raise TypeError(f"confirmation {name!r} must return a Check, got {type(step).__name__}")
+        for i, (before, after) in enumerate(zip(step.sides, step.sides[1:]), start=1):
+            if not _same(before, after):
+                raise AssertionError(f"{name}: side {i + 1} does not follow from side {i} ({step.rule.en}): {before} ≠ {after}")
+        return Confirmed(name, step.sides, step.rule.in_language(self.lang))
+
+    def report(self) -> "Report":
+        """Every check of the page run (check_all, then every confirmation), for the chapter's one collapsed block
+        "How this page is checked": what the checking does, each checked equation as sympy read it off the page, each
+        confirmed step, and the counts. A wrong sign on the page raises here, so the build fails."""
+        checked = self.check_all()
+        if sorted(self.checked) != sorted(self.checks):
+            raise AssertionError(f"{self.path.name}: checks not run: {sorted(set(self.checks) - set(self.checked))}")
+        confirmed = [self.confirm(name) for name in self.confirmations]
+        return Report(self.lang, checked, confirmed, dict(self.unchecked), len(self.equations))
+
+
+class Confirmed:
+    """A step sympy confirmed that the page does not display: its sides, as sympy writes them, and the rule."""
+
+    def __init__(self, name: str, sides, rule: str):
+        self.name, self.sides, self.rule = name, tuple(sides), rule
+
+    def _aligned(self) -> str:
+        body = r" \\ &= ".join(sp.latex(side) for side in self.sides)
+        return rf"\begin{{aligned}} &{body} \\ &\text{{{_latex_text(self.rule)}}} \end{{aligned}}"
+
+    def __repr__(self) -> str:
+        return f"{self.name}: " + " = ".join(map(str, self.sides)) + f"   ({self.rule})"
+
+
+class Report:
+    """What `Page.report` returns: MyST Markdown (text/markdown) for a chapter to glue into its collapsed block
+    "How this page is checked" with ```{glue:md} key``` and `:format: myst`, the same on the site and in the PDF
+    (display math, and {eq} references to the page's equations); plain text otherwise."""
+
+    def __init__(self, lang: str, checked: list[CheckedEquation], confirmed: list[Confirmed], unchecked: Mapping[str, str], displayed: int):
+        self.lang, self.checked, self.confirmed, self.unchecked, self.displayed = lang, checked, confirmed, unchecked, displayed
+
+    def explanation(self) -> str:
+        return text(
+            self.lang,
+            en="sympy's LaTeX parser reads each labelled equation from this page's source, and sympy checks that every "
+               "side equals the next and that each side is the expression the chapter's derivation (in "
+               "`rope_lib.teach.derivations`) says it is. A wrong sign or a swapped index on the page stops the book from "
+               "building. Below, each checked equation as sympy read it, its line marked (sympy) being sympy's own working, "
+               "and the rule that links its sides.",
+            zh="sympy 的 LaTeX 解析器从本页源文件中读出每个带编号的公式，sympy 再检验每一边都等于下一边，并且每一边都是本章推导"
+               "（在 `rope_lib.teach.derivations` 中）所给出的表达式。页面上若有一个符号写错或下标写反，本书就无法构建。"
+               "下面列出每个检验过的公式被 sympy 读出的样子（标有 (sympy) 的一行是 sympy 自己的演算），以及连接各边的规则。",
+        )
+
+    def counts(self) -> str:
+        checked, shown = len(self.checked), self.displayed
+        said = text(self.lang, en=f"{checked} of the {shown} displayed equations are checked as displayed",
+                    zh=f"本页展示的 {shown} 个公式中，有 {checked} 个按页面上的写法检验过")
+        if self.confirmed:
+            said += text(self.lang, en=f", and sympy confirms {len(self.confirmed)} further steps that the page does not display",
+                         zh=f"；另有 {len(self.confirmed)} 步页面上没有展示，也由 sympy 验证")
+        return said + text(self.lang, en=".", zh="。")
+
+    def _repr_markdown_(self) -> str:
+        blocks = [self.explanation(), f"**{self.counts()}**"]
+        for shown in self.checked:
+            blocks.append(f"{{eq}}`{shown.label}`\n\n$$\n{shown._aligned()}\n$$")
+        if self.confirmed:
+            blocks.append(text(self.lang, en="Steps confirmed but not displayed:", zh="验证过但页面上没有展示的步骤："))
+            blocks += [f"$$\n{step._aligned()}\n$$" for step in self.confirmed]
+        if self.unchecked:
+            blocks.append(text(self.lang, en="Not checked:", zh="未检验：") + "\n\n" + "\n".join(
+                f"- {{eq}}`{label}`{text(self.lang, en=': ', zh='：')}{why}" for label, why in self.unchecked.items()))
+        return "\n\n".join(blocks) + "\n"
+
+    def __repr__(self) -> str:
+        lines = [self.counts(), *map(repr, self.checked), *map(repr, self.confirmed)]
+        lines += [text(self.lang, en=f"not checked: {label} ({why})", zh=f"未检验：{label} ({why})") for label, why in self.unchecked.items()]
+        return "\n".join(lines)

@@ -1,7 +1,8 @@
 """Run each chapter as a student would in Jupyter, in both editions at once: the chapter (the .md opened through
-jupytext, solutions included) and its student edition (book/_ext/student_notebooks.py, as binder/postBuild writes
-it); execute every cell with nbclient, check that interactive figures were built as live widgets, and count the
-student edition's auto-checks that answered NOT YET on the empty answers.
+jupytext, solutions included) and its student edition (the committed book/<chapter>.student.ipynb that Binder and
+a JupyterHub open, which book/_ext/student_notebooks.py writes); execute every cell with nbclient, check that
+interactive figures were built as live widgets, and count the student edition's auto-checks that answered NOT YET
+on the empty answers.
 
 Run by tests/book_site/test_notebook_environment.py with the Python of a fresh environment.
 Usage: python run_chapters_as_notebooks.py CHAPTER.md [CHAPTER.md ...]
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import jupytext
 import nbclient
+import nbformat
 
 from rope_lib.teach.exercises.checking import NOT_YET
 
@@ -37,7 +39,8 @@ def checks_not_yet(notebook) -> int:
 
 async def run_both(path: Path) -> tuple:
     """The two editions in two kernels side by side, in the chapter's folder as Jupyter runs them."""
-    chapter, student = jupytext.read(path), student_notebooks.student_notebook(path)
+    chapter = jupytext.read(path)
+    student = nbformat.read(path.with_name(path.stem + student_notebooks.SUFFIX), as_version=4)  # the committed one
     resources = {"metadata": {"path": str(path.parent)}}
     await asyncio.gather(*(nbclient.NotebookClient(notebook, timeout=900, kernel_name="python3", resources=resources).async_execute()
                            for notebook in (chapter, student)))

@@ -1,4 +1,5 @@
-"""Every chapter with a derivation module checks each of its equations once, right below the equation."""
+"""Every chapter with a derivation module checks all of its equations underneath the page: no check on the reading path,
+and one collapsed block, "How this page is checked", that holds the report of a removed cell which runs every check."""
 
 import importlib
 import pkgutil
@@ -8,37 +9,40 @@ import pytest
 
 from paths import ROOT
 from rope_lib.teach import derivations
-from rope_lib.teach.displayed_equations import page_equations
-
-CHECK = re.compile(r"""page\.check\(\s*["']([\w-]+)["']\s*\)""")
-CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.M | re.S)
 
 MODULES = [importlib.import_module(f"{derivations.__name__}.{info.name}") for info in pkgutil.iter_modules(derivations.__path__)]
-
-
-def checks_in(text: str) -> list[str]:
-    return [label for cell in CODE_CELL.findall(text) for label in CHECK.findall(cell)]
+CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.M | re.S)
+REPORT = re.compile(r'glue\("(\w+)", displayed_equations\.Page\.of\(derivation, lang=LANG\)\.report\(\), display=False\)')
+TITLES = {"book": "How this page is checked", "book/zh": "本页如何检验"}
 
 
 def test_the_derivations_of_the_book_have_modules():
     assert "rope_2d" in {module.__name__.rsplit(".", 1)[-1] for module in MODULES}
 
 
+def reports(text: str) -> list[tuple[list[str], str]]:
+    """(tags, glue key) of each code cell that glues a Page's report."""
+    found = []
+    for cell in CODE_CELL.findall(text):
+        tags = re.findall(r"[\w-]+", cell.split("\n", 1)[0].split(":", 2)[2]) if cell.startswith(":tags:") else []
+        found += [(tags, key) for key in REPORT.findall(cell)]
+    return found
+
+
+@pytest.mark.parametrize("book", TITLES)
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
-def test_each_checked_equation_has_one_check_cell_below_it(module):
-    text = (ROOT / "book" / module.CHAPTER).read_text()
-    prose = CODE_CELL.sub("", text)  # a code cell may build LaTeX of its own
-    assert prose.count("$$") == 2 * len(page_equations(ROOT / "book" / module.CHAPTER)), "every $$ … $$ block is labelled"
-    checked = checks_in(text)
-    assert sorted(checked) == sorted(module.CHECKS), (
-        f"checks missing: {sorted(set(module.CHECKS) - set(checked))}; cells of no checked equation: {sorted(set(checked) - set(module.CHECKS))}"
-    )
-    assert len(checked) == len(set(checked)), "each equation is checked by one cell"
-    for label in checked:
-        assert text.index(f'page.check("{label}")') > text.index(f"$$ ({label})"), f"the check of {label} comes before its equation"
+def test_each_deriving_chapter_checks_in_one_collapsed_block(module, book):
+    text = (ROOT / book / module.CHAPTER).read_text()
+    name = module.__name__.rsplit(".", 1)[-1]
+    assert not re.search(r"page\.(check|summary)\(", text), "no check on the reading path"
+    assert f"from rope_lib.teach.derivations import {name} as derivation" in text
+    [(tags, key)] = reports(text)
+    assert "remove-cell" in tags, "the cell that runs the checks is removed from the page"
+    block = f":::{{admonition}} {TITLES[book]}\n:class: dropdown\n```{{glue:md}} {key}\n:format: myst\n```\n:::"
+    assert text.count(block) == 1, f"one collapsed block shows the report {key}"
 
 
-def test_the_rule_catches_a_missing_check():
-    module = next(m for m in MODULES if m.CHAPTER == "rope_2d.md")
-    text = (ROOT / "book" / module.CHAPTER).read_text().replace('page.check("rope2d-step-euler")', "pass", 1)
-    assert sorted(checks_in(text)) != sorted(module.CHECKS)
+def test_the_rule_catches_a_visible_check():
+    text = (ROOT / "book" / "rope_2d.md").read_text()
+    planted = text.replace(":tags: [remove-cell]\nfrom rope_lib.teach import displayed_equations", ":tags: [hide-input]\nfrom rope_lib.teach import displayed_equations", 1)
+    assert planted != text and "remove-cell" not in reports(planted)[0][0]

@@ -1,8 +1,11 @@
 """Chapter "RoPE in two dimensions": the solution of RoFormer eq. 11 in the plane, found, then verified.
 
 The first part derives eq. 12 from the goal and the initial condition f(x, 0) = W x, in polar form;
-the second checks the solution step by step. Each entry of CHECKS gives one displayed equation's
-sides as the page shows them; a step that continues the one before starts from that step's result.
+the second checks the solution in one line, with the rotation matrices of "Rotation matrices". Each entry of
+CHECKS gives one displayed equation's sides as the page shows them. CONFIRMATIONS hold the same verification
+done the long way, by complex products and the difference formulas, step by step (a step that continues the one
+before starts from its result): the page does not display them, its collapsed block "How this page is checked"
+shows them as sympy confirmed them.
 """
 
 from __future__ import annotations
@@ -173,26 +176,51 @@ def apply_identities() -> Check:
     return Check(_grouped(), _relative_form(), rule=Words("the difference formulas with a = mθ, b = nθ", "差角公式，取 a = mθ，b = nθ"), names={INNER: _grouped()})
 
 
+def one_line() -> Check:
+    """⟨f_q, f_k⟩ = (R(mθ)q)ᵀ(R(nθ)k) = qᵀR((n − m)θ)k = g, the one-line proof with the rotation chapter's rot-relative."""
+    f_q, f_k = rotation_matrix(M * THETA) * _R.q, rotation_matrix(N * THETA) * _R.k
+    turned = (f_q.T * f_k)[0]
+    relative = (_R.q.T * rotation_matrix((N - M) * THETA) * _R.k)[0]
+    return Check(
+        f_q.dot(f_k), turned, relative, _relative_form(),
+        rule=Words("the rotated vectors; R(mθ)ᵀR(nθ) = R((n − m)θ), rot-relative of the chapter Rotation matrices; multiply out",
+                   "转过之后的向量；R(mθ)ᵀR(nθ) = R((n − m)θ)，即“旋转矩阵”一章的 rot-relative；再乘开"),
+        names={
+            INNER: f_q.dot(f_k),
+            r"\big(R(m\theta)\,\mathbf{q}\big)^\top \big(R(n\theta)\,\mathbf{k}\big)": turned,
+            r"\mathbf{q}^\top R\big((n-m)\theta\big)\,\mathbf{k}": relative,
+        },
+    )
+
+
 CHECKS = {
     "rope2d-polar-product": polar_product,
     "rope2d-radial-growth": radial_with_growth,
     "rope2d-angle-linear": angle_linear,
     "rope2d-assembled-query": assembled_query,
-    "rope2d-step-complex-product": complex_product,
-    "rope2d-step-euler": euler,
-    "rope2d-step-cos-difference": cos_difference,
-    "rope2d-step-sin-difference": sin_difference,
-    "rope2d-step-query-product": query_product,
     "rope2d-step-query-rotation": query_rotation,
-    "rope2d-step-key-rotation": key_rotation,
-    "rope2d-step-conjugate": conjugate,
-    "rope2d-step-query-times-conjugate": query_times_conjugate,
-    "rope2d-step-g-real": g_real,
-    "rope2d-step-inner-product": inner_product,
-    "rope2d-step-group-terms": group_terms,
-    "rope2d-step-apply-identities": apply_identities,
+    "rope2d-check": one_line,
 }
 """Every displayed identity of the chapter, by its label."""
+
+CONFIRMATIONS = {
+    "complex-product": complex_product,
+    "euler": euler,
+    "cos-difference": cos_difference,
+    "sin-difference": sin_difference,
+    "query-product": query_product,
+    "query-rotation": query_rotation,
+    "key-rotation": key_rotation,
+    "conjugate": conjugate,
+    "query-times-conjugate": query_times_conjugate,
+    "g-real": g_real,
+    "inner-product": inner_product,
+    "group-terms": group_terms,
+    "apply-identities": apply_identities,
+}
+"""The verification the long way, by complex numbers and trigonometry, which the page does not display: the query
+multiplied by exp(imθ) is the rotated query; g written out in real terms; and the inner product of the two rotated
+vectors, its eight products multiplied out and grouped, turned into g by the difference formulas."""
 
 UNCHECKED = {
     "rope2d-goal": Words("the goal, a requirement on unknown functions", "目标：对未知函数提出的要求"),
@@ -200,7 +228,6 @@ UNCHECKED = {
     "rope2d-initial": Words("the initial condition, an assumption", "初始条件：一个假设"),
     "rope2d-polar-forms": Words("the names of the polar parts, definitions", "极坐标各部分的命名：定义"),
     "rope2d-conditions": Words("what the goal demands of the polar parts, read off two polar forms", "目标对极坐标各部分的要求，从两个极坐标形式直接读出"),
-    "rope2d-solution": Words("the theorem's definitions of f_q, f_k and g, checked step by step below", "定理对 f_q、f_k 和 g 的定义，下文逐步检验"),
-    "rope2d-step-conclusion": Words("the goal restated for the solution; its sides are the results of the two steps before", "针对所得解重述的目标；它的两边就是前两步的结果"),
+    "rope2d-solution": Words("the theorem's definitions of f_q, f_k and g, checked in the section that follows", "定理对 f_q、f_k 和 g 的定义，在下一节检验"),
 }
 """The displayed equations that define or require rather than state an identity."""

@@ -15,7 +15,7 @@ from ..symbolic import rotation_matrix
 
 CHAPTER = "sinusoidal_encoding.md"
 
-M, N, K = sp.symbols("m n k", real=True)  # positions and a shift
+M, N, S = sp.symbols("m n s", real=True)  # positions and a shift
 OMEGA = sp.Symbol("omega_t", positive=True)  # the frequency ω_t of one pair
 T = sp.Symbol("t", integer=True, nonnegative=True)  # a pair index
 D = sp.Symbol("d", positive=True, even=True)  # the dimension
@@ -35,7 +35,7 @@ def _wavelength(t):
 
 
 def _pair(position) -> sp.Matrix:
-    """(p_{i,2t}, p_{i,2t+1}) = (sin iω_t, cos iω_t) at position i (eq. sin-encoding)."""
+    """(p_{m,2t}, p_{m,2t+1}) = (sin mω_t, cos mω_t) at position m (eq. sin-encoding)."""
     return sp.Matrix([sp.sin(position * OMEGA), sp.cos(position * OMEGA)])
 
 
@@ -48,13 +48,13 @@ def _wavelengths() -> Check:
 
 
 def _shift() -> Check:
-    step = sp.Matrix([[sp.cos(K * OMEGA), sp.sin(K * OMEGA)], [-sp.sin(K * OMEGA), sp.cos(K * OMEGA)]])
+    step = sp.Matrix([[sp.cos(S * OMEGA), sp.sin(S * OMEGA)], [-sp.sin(S * OMEGA), sp.cos(S * OMEGA)]])
     return Check(
-        _pair(M + K),
+        _pair(M + S),
         step * _pair(M),
-        rotation_matrix(-K * OMEGA) * _pair(M),
-        rule=Words("the addition formulas of sin and cos at mω_t + kω_t; the matrix is R(α) at α = −kω_t, as cos is even and sin odd", "在 mω_t + kω_t 处用 sin 和 cos 的和角公式；由于 cos 是偶函数、sin 是奇函数，这个矩阵就是 α = −kω_t 时的 R(α)"),
-        names={r"R(-k\,\omega_t)": rotation_matrix(-K * OMEGA)},
+        rotation_matrix(-S * OMEGA) * _pair(M),
+        rule=Words("the addition formulas of sin and cos at mω_t + sω_t; the matrix is R(α) at α = −sω_t, as cos is even and sin odd", "在 mω_t + sω_t 处用 sin 和 cos 的和角公式；由于 cos 是偶函数、sin 是奇函数，这个矩阵就是 α = −sω_t 时的 R(α)"),
+        names={r"R(-s\,\omega_t)": rotation_matrix(-S * OMEGA)},
     )
 
 
@@ -103,7 +103,25 @@ CHECKS = {
 """Every displayed identity of the chapter, by its label."""
 
 UNCHECKED = {
-    "sin-additive": Words("the definition of the additive encoding, f_t(x_i, i) = W_t(x_i + p_i)", "加性编码的定义，f_t(x_i, i) = W_t(x_i + p_i)"),
+    "sin-additive": Words("the definition of the additive encoding, f_q(x_m, m) = W_q(x_m + p_m) and likewise for k and v", "加性编码的定义，f_q(x_m, m) = W_q(x_m + p_m)，k 和 v 同理"),
     "sin-encoding": Words("the definition of the table of sines and cosines and of its frequencies ω_t", "正弦余弦表及其频率 ω_t 的定义"),
 }
 """The displayed equations that define rather than state an identity."""
+
+
+def _shift_in_cosine_first_order() -> Check:
+    swap = sp.Matrix([[0, 1], [1, 0]])  # (sin, cos) ↦ (cos, sin)
+    return Check(
+        swap * _pair(M + S),
+        rotation_matrix(S * OMEGA) * (swap * _pair(M)),
+        rule=Words(
+            "the step of eq. sin-shift with the cosine written first: the same addition formulas give R(+sω_t), the counter-clockwise turn RoPE uses",
+            "把公式 sin-shift 的这一步改成余弦在前：同样的和角公式给出 R(+sω_t)，即 RoPE 所用的逆时针转动",
+        ),
+    )
+
+
+CONFIRMATIONS = {
+    "the step in (cos, sin) order": _shift_in_cosine_first_order,
+}
+"""A step the page states in words and does not display; sympy confirms it."""

@@ -19,7 +19,7 @@ from .tokens_and_attention import check_attention_by_hand
 from .sinusoidal_encoding import check_walk_encoding
 from .complex_numbers import check_terms_needed
 from .rotation_matrices import check_rotate
-from .rope_2d import check_score_complex
+from .rope_2d import check_real_goal_rule, check_score_complex
 from .rope_nd import check_first_below_half
 from .llama_implementation import check_permute_rows, check_rope_half, check_rotate_qk
 from .implementations_and_speed import check_bf16_position_error
@@ -36,6 +36,7 @@ __all__ = [
     "check_walk_encoding",
     "check_terms_needed",
     "check_rotate",
+    "check_real_goal_rule",
     "check_score_complex",
     "check_first_below_half",
     "check_rope_half",
