@@ -12,7 +12,7 @@ from typing import Mapping
 
 import torch
 
-from .checks import require_base, require_bool, require_positive_int, require_positive_real, require_real
+from ._validate import require_base, require_bool, require_positive_int, require_positive_real, require_real
 from .frequencies import DEFAULT_BASE
 from .layouts import permute_rows_to_interleaved
 from .llama import Model, ModelConfig

@@ -10,7 +10,7 @@ The weights carry Meta's names (tok_embeddings, attention.wq, feed_forward.w1, w
 (the default), nothing but the causal mask (NoPE), the fixed sinusoidal table or a learned table added
 to the token embeddings, or ALiBi's bias on the attention scores.
 
-Arguments are checked where they enter (`rope_lib.checks.checked_by`): building a model, `Model.forward`,
+Arguments are checked where they enter (`rope_lib._validate.checked_by`): building a model, `Model.forward`,
 `Model.generate`, and `Attention` or `KVCache` used on their own. The calls a model makes to its own
 layers are not checked again, so the code below is the computation alone.
 Shapes: B batch, T tokens, S cached positions, H query heads, Hkv key/value heads, D head dimension.
@@ -26,8 +26,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from . import checks
-from .checks import checked_by, compute_dtype
+from . import _validate
+from ._validate import checked_by, compute_dtype
 from .frequencies import DEFAULT_BASE
 from .relative_bias import alibi_bias
 from .rope import rope_cos_sin, rotate_pairs
@@ -81,7 +81,7 @@ class ModelConfig:
     position_encoding: str = "rope"
 
     def __post_init__(self):
-        checks.model_config(self, POSITION_ENCODINGS, RopeScaling, DEFAULT_BASE)
+        _validate.model_config(self, POSITION_ENCODINGS, RopeScaling, DEFAULT_BASE)
 
     @property
     def kv_heads(self) -> int:
@@ -97,7 +97,7 @@ class RMSNorm(nn.Module):
     """x / √(mean(x²) + eps) · weight (Zhang and Sennrich 2019), computed in float32 or better and
     cast back to x's dtype before the weight multiplies it, as Meta and Hugging Face do."""
 
-    @checked_by(checks.rms_norm_arguments)
+    @checked_by(_validate.rms_norm_arguments)
     def __init__(self, dim: int, eps: float = 1e-5, *, device=None, dtype: torch.dtype = torch.float32):
         super().__init__()
         self.eps = eps
@@ -172,7 +172,7 @@ class KVCache(nn.Module):
     are (`batch`), so that writes come in order: at 0 (new sequences), or within what is written.
     """
 
-    @checked_by(checks.kv_cache_arguments)
+    @checked_by(_validate.kv_cache_arguments)
     def __init__(self, max_batch_size: int, max_seq_len: int, n_kv_heads: int, head_dim: int, *, device=None, dtype=torch.float32):
         super().__init__()
         shape = (max_batch_size, n_kv_heads, max_seq_len, head_dim)
@@ -199,7 +199,7 @@ class KVCache(nn.Module):
     def max_seq_len(self) -> int:
         return self.k.shape[1]
 
-    @checked_by(checks.kv_cache_update_arguments)
+    @checked_by(_validate.kv_cache_update_arguments)
     def update(self, start_pos: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Store k, v (B, T, Hkv, D) at positions start_pos … start_pos + T − 1 and return the keys and
         values of positions 0 … start_pos + T − 1, each (B, start_pos + T, Hkv, D).
@@ -235,7 +235,7 @@ class Attention(nn.Module):
     rope_table: the model's shared `RopeTable` (None: the module makes its own).
     """
 
-    @checked_by(functools.partial(checks.attention_arguments, position_encodings=ATTENTION_POSITION_ENCODINGS, scaling_type=RopeScaling))
+    @checked_by(functools.partial(_validate.attention_arguments, position_encodings=ATTENTION_POSITION_ENCODINGS, scaling_type=RopeScaling))
     def __init__(
         self,
         dim: int,
@@ -270,7 +270,7 @@ class Attention(nn.Module):
         self.rope = rope_table if position_encoding == "rope" else None
         self.cache = KVCache(max_batch_size, max_seq_len, self.n_kv_heads, self.head_dim, **factory)
 
-    @checked_by(checks.attention_forward_arguments)
+    @checked_by(_validate.attention_forward_arguments)
     def forward(self, x: torch.Tensor, start_pos: int = 0, *, use_cache: bool = True) -> torch.Tensor:
         """x (B, T, dim) holding the tokens at positions start_pos … start_pos + T − 1 → (B, T, dim).
 
@@ -313,7 +313,7 @@ class Attention(nn.Module):
         """Forget every cached key and value."""
         self.cache.reset()
 
-    @checked_by(checks.attention_scores_arguments)
+    @checked_by(_validate.attention_scores_arguments)
     def scores(self, x: torch.Tensor, positions) -> torch.Tensor:
         """Pre-softmax scores q_m·k_n/√D (B, H, T, T) for tokens x (B, T, dim) placed at `positions`
         ((T,) or (B, T) integers), ALiBi's bias included when it is the encoding. Uses no cache and no
@@ -379,7 +379,7 @@ class Model(nn.Module):
     """A LLaMA-style decoder built from a `ModelConfig`: forward gives logits, generate decodes.
     `rope_lib.hf.from_hf_state_dict` builds one holding a Hugging Face model's weights."""
 
-    @checked_by(functools.partial(checks.model_arguments, config_type=ModelConfig))
+    @checked_by(functools.partial(_validate.model_arguments, config_type=ModelConfig))
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.config = config
@@ -429,7 +429,7 @@ class Model(nn.Module):
         for layer in self.layers:
             layer.attention.reset_cache()
 
-    @checked_by(checks.model_forward_arguments)
+    @checked_by(_validate.model_forward_arguments)
     def forward(self, tokens: torch.Tensor, start_pos: int = 0, *, use_cache: bool = True) -> torch.Tensor:
         """tokens (B, T) at positions start_pos … start_pos + T − 1 → logits (B, T, vocab_size) in float32
         (float64 for a float64 model).
@@ -452,7 +452,7 @@ class Model(nn.Module):
         logits = self.output(self.norm(h))  # (B, T, vocab_size)
         return logits if logits.dtype == torch.float64 else logits.float()
 
-    @checked_by(checks.generate_arguments)
+    @checked_by(_validate.generate_arguments)
     def generate(
         self,
         prompt_tokens: torch.Tensor,

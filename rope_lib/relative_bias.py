@@ -15,7 +15,7 @@ import math
 
 import torch
 
-from .checks import as_positions, require_bool, require_float_dtype, require_float_tensor, require_positive_int
+from ._validate import as_positions, require_bool, require_float_dtype, require_float_tensor, require_positive_int
 
 
 def _bucket_layout(bidirectional, num_buckets, max_distance) -> tuple[int, int]:

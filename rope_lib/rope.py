@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import torch
 
-from . import checks, frequencies
-from .checks import checked_by, compute_dtype
+from . import _validate, frequencies
+from ._validate import checked_by, compute_dtype
 from .frequencies import DEFAULT_BASE
 
 
-@checked_by(checks.rope_angles_arguments)
+@checked_by(_validate.rope_angles_arguments)
 def rope_angles(positions, dim: int, *, base: float = DEFAULT_BASE, inv_freq=None) -> torch.Tensor:
     """m·θ_i in float64, shape positions.shape + (dim/2,), on the positions' device.
 
@@ -35,7 +35,7 @@ def rope_angles(positions, dim: int, *, base: float = DEFAULT_BASE, inv_freq=Non
     return positions.to(torch.float64)[..., None] * freqs  # (..., D/2) float64
 
 
-@checked_by(checks.rope_cos_sin_arguments)
+@checked_by(_validate.rope_cos_sin_arguments)
 def rope_cos_sin(
     positions, dim: int, *, base: float = DEFAULT_BASE, dtype: torch.dtype = torch.float32, inv_freq=None, attention_factor: float = 1.0
 ):
@@ -47,7 +47,7 @@ def rope_cos_sin(
     return (a.cos() * attention_factor).to(dtype), (a.sin() * attention_factor).to(dtype)
 
 
-@checked_by(checks.layout_arguments)
+@checked_by(_validate.layout_arguments)
 def expand_to_pairs(t: torch.Tensor, layout: str) -> torch.Tensor:
     """Repeat a per-pair value (..., D/2) to both coordinates of its pair (..., D)."""
     if layout == "interleaved":
@@ -55,7 +55,7 @@ def expand_to_pairs(t: torch.Tensor, layout: str) -> torch.Tensor:
     return torch.cat([t, t], dim=-1)  # [c0, c1, …, c0, c1, …]
 
 
-@checked_by(checks.layout_arguments)
+@checked_by(_validate.layout_arguments)
 def rotate_quarter(x: torch.Tensor, layout: str) -> torch.Tensor:
     """Each pair (a, b) → (−b, a): a quarter turn, the "rotate(x)" of eq. 34.
 
@@ -68,7 +68,7 @@ def rotate_quarter(x: torch.Tensor, layout: str) -> torch.Tensor:
     return torch.cat([-b, a], dim=-1)
 
 
-@checked_by(checks.rotate_pairs_arguments)
+@checked_by(_validate.rotate_pairs_arguments)
 def rotate_pairs(
     x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "interleaved", rotary_dim: int | None = None
 ) -> torch.Tensor:
@@ -88,7 +88,7 @@ def rotate_pairs(
     return out.to(x.dtype)  # (B, T, H, D)
 
 
-@checked_by(checks.apply_rope_arguments)
+@checked_by(_validate.apply_rope_arguments)
 def apply_rope(
     x: torch.Tensor,
     positions,
@@ -112,7 +112,7 @@ def apply_rope(
     return rotate_pairs(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
 
 
-@checked_by(checks.precompute_freqs_cis_arguments)
+@checked_by(_validate.precompute_freqs_cis_arguments)
 def precompute_freqs_cis(
     dim: int, end: int, theta: float = DEFAULT_BASE, *, dtype: torch.dtype = torch.complex64, device=None, inv_freq=None
 ) -> torch.Tensor:
@@ -127,13 +127,13 @@ def precompute_freqs_cis(
     return torch.polar(torch.ones_like(a), a).to(dtype)  # (end, D/2)
 
 
-@checked_by(checks.reshape_for_broadcast_arguments)
+@checked_by(_validate.reshape_for_broadcast_arguments)
 def reshape_for_broadcast(freqs_cis: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """(T, D/2) table → (1, T, 1, D/2) so it multiplies x (B, T, H, D) viewed as complex (B, T, H, D/2)."""
     return freqs_cis.view(1, x.shape[1], 1, x.shape[-1] // 2)
 
 
-@checked_by(checks.apply_rotary_emb_arguments)
+@checked_by(_validate.apply_rotary_emb_arguments)
 def apply_rotary_emb(xq: torch.Tensor, xk: torch.Tensor, freqs_cis: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Rotate queries and keys (B, T, H, D) by viewing each adjacent pair as one complex number
     and multiplying by e^{i·m·θ_j} (interleaved layout). Returns tensors of the inputs' dtype."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..checks import require_non_negative_int, require_positive_int
+from .._validate import require_non_negative_int, require_positive_int
 from ..llama import Model, causal_mask
 
 OFFSET_HEAD_THRESHOLD = 0.5

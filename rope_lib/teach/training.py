@@ -11,7 +11,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..checks import require_device, require_non_negative_int, require_positive_int, require_positive_real
+from .._validate import require_device, require_non_negative_int, require_positive_int, require_positive_real
 from ..frequencies import DEFAULT_BASE
 from ..llama import Model, ModelConfig, default_device
 from .position_tasks import IGNORE, require_predictions

@@ -9,7 +9,7 @@ from matplotlib.ticker import FuncFormatter
 
 from ..base_bound import b_m_theta
 from ...llama import causal_mask
-from ...checks import require_positive_int
+from ..._validate import require_positive_int
 from ...frequencies import DEFAULT_BASE, inv_freq
 from ...relative_bias import alibi_bias, alibi_slopes, t5_relative_bias, t5_relative_bucket
 from ..language import require_language, text

@@ -1,4 +1,4 @@
-"""Argument validation for the whole library, one verb: `require_*` raises on a bad argument.
+"""Argument validation for the whole library (private: called at the public edges), one verb: `require_*` raises on a bad argument.
 
 Every failure names the argument and what was expected, so bad input is never
 silently truncated, broadcast or cast. (`check_*` is kept for the exercise
