@@ -297,7 +297,7 @@ class Attention(nn.Module):
     def rotate(self, q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """q (B, T, H, D) and k (B, T, Hkv, D) turned to their positions (RoFormer eq. 34), side by side in one call."""
         qk = rotate_pairs(torch.cat([q, k], dim=2), cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)  # (B, T, H + Hkv, D)
-        return qk.split([self.n_heads, self.n_kv_heads], dim=2)
+        return qk.split([q.shape[2], k.shape[2]], dim=2)
 
     def mask(self, seq: int, past: int, dtype: torch.dtype) -> torch.Tensor | None:
         """The additive mask (T, past + T) of queries at past … past + T − 1 over keys 0 … past + T − 1, or None
