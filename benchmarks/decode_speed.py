@@ -2,7 +2,7 @@
 book/data/bench_<device>.json as "decode").
 
 One Hugging Face `LlamaForCausalLM`, built from a config with random weights (nothing is downloaded), and
-`rope_lib.Model.from_hf_state_dict` holding the same weights, each decode greedily after the same prompt:
+`rope_lib.from_hf_state_dict` holding the same weights, each decode greedily after the same prompt:
 batch 1, a 16-token prompt, 128 new tokens, no end token, so both make exactly 128. Each round runs both,
 in an order shuffled per round; the median time over the rounds is reported as tokens per second, and the
 two sequences of tokens are compared.
@@ -14,7 +14,7 @@ Two more measurements say what bounds the speed:
   memory once a token, so this is the speed no implementation of the same arithmetic passes.
 * `rope_call_us`: one decoding step's rotation of its query and key heads, (1, 1, H + Hkv, D), by the
   checked fused entry point (`rope_lib.kernels.rotate_pairs_fused`, its argument checks and the kernel
-  call) and by the unchecked eager arithmetic `rope_lib.Model.generate` uses for its steps.
+  call) and by `rope_lib.rotate_pairs` as a model's layer runs it, its arguments checked once at the model's edge.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def build_pair(shape: dict, device: torch.device, *, seed: int = 0):
     """(Hugging Face's model, rope_lib's model holding its weights, the config) for one shape, in float32."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from rope_lib import Model
+    from rope_lib import from_hf_state_dict
 
     torch.manual_seed(seed)
     config = LlamaConfig(
@@ -52,7 +52,7 @@ def build_pair(shape: dict, device: torch.device, *, seed: int = 0):
         pad_token_id=None,
     )
     hf = LlamaForCausalLM(config).to(device).eval()
-    ours = Model.from_hf_state_dict(hf.state_dict(), config, layout="half", device=device)
+    ours = from_hf_state_dict(hf.state_dict(), config, layout="half", device=device)
     return hf, ours, config
 
 
@@ -74,17 +74,17 @@ def _matvec_ceiling_s(model, device: torch.device, repeats: int) -> float:
 
 def _rope_call_us(model, device: torch.device, repeats: int = 2000) -> dict:
     """Microseconds per rotation of one step's q and k heads: the checked fused call and the unchecked eager form."""
+    from rope_lib import rotate_pairs
     from rope_lib.kernels import rotate_pairs_fused
-    from rope_lib.rope import _rotate_pairs
 
     attention = model.layers[0].attention
     x = torch.randn(1, 1, attention.n_heads + attention.n_kv_heads, attention.head_dim, device=device)
-    cos, sin = attention.rope_tables(range(PROMPT_LEN, PROMPT_LEN + 1), seq_len=PROMPT_LEN + 1)  # (1, D/2)
-    c, s = attention.pair_tables(PROMPT_LEN, PROMPT_LEN + 1)
+    cos, sin = attention.rope(range(PROMPT_LEN, PROMPT_LEN + 1), seq_len=PROMPT_LEN + 1)  # (1, D/2)
     out = torch.empty_like(x)
+    in_a_layer = rotate_pairs.__wrapped__  # the rotation as a model's layer runs it: its arguments were checked at the model's edge
     calls = {
         "fused_checked": lambda: rotate_pairs_fused(x, cos, sin, layout="half", out=out),
-        "eager_unchecked": lambda: _rotate_pairs(x, c, s, "half", attention.head_dim),
+        "eager_unchecked": lambda: in_a_layer(x, cos, sin, layout="half", rotary_dim=None),
     }
     found = {}
     with torch.inference_mode():

@@ -6,10 +6,8 @@ the core and build on it: `rope_lib.kernels` (optional one-pass kernels) and `ro
 (the book's teaching helpers, figures and exercise checks; `pip install 'rope_lib[book]'`).
 """
 
-from .attention import Attention, causal_mask, default_device
 from .axial import AXIAL_SPLITS, axial_freqs_2d, grid_score_map, mixed_freqs_2d, pair_scores_2d, patch_positions
 from .frequencies import DEFAULT_BASE, angles, inv_freq, wavelengths
-from .kv_cache import KVCache
 from .mrope import MROPE_AXES, mrope_axis_of_pair, mrope_freqs, mrope_position_ids
 from .multi_axis import apply_multi_axis_rope, multi_axis_angles
 from .layer_schedule import attention_temperature, rope_layers
@@ -21,7 +19,20 @@ from .layouts import (
     permute_rows_to_half,
     permute_rows_to_interleaved,
 )
-from .model import POSITION_ENCODINGS, FeedForward, Model, ModelConfig, RMSNorm, TransformerBlock, config_from_hf, meta_state_dict, scaling_from_hf
+from .hf import config_from_hf, from_hf_state_dict, meta_state_dict, scaling_from_hf
+from .llama import (
+    POSITION_ENCODINGS,
+    Attention,
+    FeedForward,
+    KVCache,
+    Model,
+    ModelConfig,
+    RMSNorm,
+    RopeTable,
+    TransformerBlock,
+    causal_mask,
+    default_device,
+)
 from .relative_bias import alibi_bias, alibi_slopes, t5_relative_bias, t5_relative_bucket
 from .rope import (
     apply_rope,
@@ -92,6 +103,8 @@ __all__ = [
     "FeedForward",
     "KVCache",
     "Model",
+    "RopeTable",
+    "from_hf_state_dict",
     "ModelConfig",
     "POSITION_ENCODINGS",
     "RMSNorm",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .checks import (
+from ._validate import (
     require_axis_frequencies,
     require_base,
     require_int,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import require_base, require_even_dim
+from ._validate import require_base, require_even_dim
 
 DEFAULT_BASE = 10000.0
 """The base of RoFormer (eq. 15), of the Transformer's sinusoids and of LLaMA 1/2."""

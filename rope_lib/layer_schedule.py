@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import as_positions, require_positive_int, require_positive_real
+from ._validate import as_positions, require_positive_int, require_positive_real
 
 
 def rope_layers(n_layers: int, nope_layer_interval: int | None = None) -> tuple[bool, ...]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .checks import require_even_dim, require_positive_int
+from ._validate import require_even_dim, require_positive_int
 
 
 def half_order(d: int) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .checks import require_base, require_bool, require_even_dim, require_non_negative_int, require_positive_int
+from ._validate import require_base, require_bool, require_even_dim, require_non_negative_int, require_positive_int
 from .frequencies import inv_freq
 
 MROPE_AXES = ("t", "h", "w")

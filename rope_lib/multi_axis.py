@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from .checks import as_positions, compute_dtype, require_axis_frequencies, require_bthd, require_layout
+from ._validate import as_positions, compute_dtype, require_axis_frequencies, require_bthd, require_layout
 from .rope import rotate_pairs
 
 

@@ -4,7 +4,7 @@ RoPE turns q and k so that their dot product sees m − n; these schemes leave q
 number that depends on the distance to the score of every query–key pair, before the softmax. The
 biases come as (H, T_q, T_k), one matrix per head, to add to the scores of that head.
 With no positional encoding at all (NoPE) the bias is 0 and a decoder's causal mask, `causal_mask`
-in `rope_lib.attention`, is the only thing that knows the order. Chapter "Why does RoPE work?".
+in `rope_lib.llama`, is the only thing that knows the order. Chapter "Why does RoPE work?".
 
 Relative positions are key − query, as in T5: −3 is a key three tokens before its query.
 """
@@ -15,7 +15,7 @@ import math
 
 import torch
 
-from .checks import as_positions, require_bool, require_float_dtype, require_float_tensor, require_positive_int
+from ._validate import as_positions, require_bool, require_float_dtype, require_float_tensor, require_positive_int
 
 
 def _bucket_layout(bidirectional, num_buckets, max_distance) -> tuple[int, int]:

@@ -17,40 +17,25 @@ from __future__ import annotations
 
 import torch
 
-from . import frequencies
-from .checks import (
-    as_positions,
-    compute_dtype,
-    frequency_tensor,
-    require_attention_factor,
-    require_base,
-    require_bthd,
-    require_even_dim,
-    require_float_dtype,
-    require_layout,
-    require_positive_int,
-    require_rotary_dim,
-    require_rotary_inputs,
-    require_token_positions,
-)
+from . import _validate, frequencies
+from ._validate import checked_by, compute_dtype
 from .frequencies import DEFAULT_BASE
 
 
+@checked_by(_validate.rope_angles_arguments)
 def rope_angles(positions, dim: int, *, base: float = DEFAULT_BASE, inv_freq=None) -> torch.Tensor:
     """m·θ_i in float64, shape positions.shape + (dim/2,), on the positions' device.
 
     inv_freq: optional dim/2 frequencies that replace base^(−2i/dim), e.g. a
     context-extension rule of `rope_lib.scaling` (chapter "Longer contexts").
     """
-    positions = as_positions(positions)
-    dim = require_even_dim(dim, "dim")
     if inv_freq is None:
-        freqs = torch.from_numpy(frequencies.inv_freq(dim, require_base(base))).to(positions.device)
-    else:
-        freqs = frequency_tensor(inv_freq, dim // 2, positions.device)  # a tensor keeps its graph
+        inv_freq = frequencies.inv_freq(dim, base)
+    freqs = torch.as_tensor(inv_freq, dtype=torch.float64, device=positions.device)  # a tensor keeps its graph
     return positions.to(torch.float64)[..., None] * freqs  # (..., D/2) float64
 
 
+@checked_by(_validate.rope_cos_sin_arguments)
 def rope_cos_sin(
     positions, dim: int, *, base: float = DEFAULT_BASE, dtype: torch.dtype = torch.float32, inv_freq=None, attention_factor: float = 1.0
 ):
@@ -58,31 +43,32 @@ def rope_cos_sin(
 
     Both are multiplied by attention_factor (1 but for YaRN), in float64, as Hugging Face does.
     """
-    dtype = require_float_dtype(dtype, "dtype")
-    factor = require_attention_factor(attention_factor)
     a = rope_angles(positions, dim, base=base, inv_freq=inv_freq)
-    return (a.cos() * factor).to(dtype), (a.sin() * factor).to(dtype)
+    return (a.cos() * attention_factor).to(dtype), (a.sin() * attention_factor).to(dtype)
 
 
+@checked_by(_validate.layout_arguments)
 def expand_to_pairs(t: torch.Tensor, layout: str) -> torch.Tensor:
     """Repeat a per-pair value (..., D/2) to both coordinates of its pair (..., D)."""
-    if require_layout(layout) == "interleaved":
+    if layout == "interleaved":
         return t.repeat_interleave(2, dim=-1)  # [c0, c0, c1, c1, …]
     return torch.cat([t, t], dim=-1)  # [c0, c1, …, c0, c1, …]
 
 
+@checked_by(_validate.layout_arguments)
 def rotate_quarter(x: torch.Tensor, layout: str) -> torch.Tensor:
     """Each pair (a, b) → (−b, a): a quarter turn, the "rotate(x)" of eq. 34.
 
     In the half layout this is Hugging Face's `rotate_half`.
     """
-    if require_layout(layout) == "interleaved":
+    if layout == "interleaved":
         a, b = x[..., 0::2], x[..., 1::2]
         return torch.stack([-b, a], dim=-1).flatten(-2)
     a, b = x.chunk(2, dim=-1)
     return torch.cat([-b, a], dim=-1)
 
 
+@checked_by(_validate.rotate_pairs_arguments)
 def rotate_pairs(
     x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "interleaved", rotary_dim: int | None = None
 ) -> torch.Tensor:
@@ -92,25 +78,17 @@ def rotate_pairs(
     rotary_dim: rotate only the first rotary_dim coordinates of each head (tables
     (T, rotary_dim/2)) and pass the rest through, as GPT-NeoX and GPT-J do.
     """
-    rot = require_rotary_inputs(x, cos, sin, layout, rotary_dim)
-    c = expand_to_pairs(cos, layout).unsqueeze(-2)  # (T, 1, rot) or (B, T, 1, rot)
+    rot = x.shape[-1] if rotary_dim is None else rotary_dim
+    c = expand_to_pairs(cos, layout).unsqueeze(-2)  # (T, 1, rot) or (B, T, 1, rot): one table for every head
     s = expand_to_pairs(sin, layout).unsqueeze(-2)
-    return _rotate_pairs(x, c, s, layout, rot)
+    xc = x.to(compute_dtype(x.dtype))
+    out = xc[..., :rot] * c + rotate_quarter(xc[..., :rot], layout) * s
+    if rot < x.shape[-1]:
+        out = torch.cat([out, xc[..., rot:]], dim=-1)  # the other D − rot coordinates pass through
+    return out.to(x.dtype)  # (B, T, H, D)
 
 
-def _rotate_pairs(x: torch.Tensor, c: torch.Tensor, s: torch.Tensor, layout: str, rot: int) -> torch.Tensor:
-    """The arithmetic of `rotate_pairs`, unchecked, with cos and sin already spread over both coordinates
-    of each pair and given a head axis, (T, 1, rot) or (B, T, 1, rot): one such pair of tables can turn
-    the queries and the keys of a step."""
-    dim, want = x.shape[-1], compute_dtype(x.dtype)
-    xc = x if x.dtype == want else x.to(want)  # (the comparisons spare a decoding step calls that do nothing)
-    head = xc if rot == dim else xc[..., :rot]  # (B, T, H, rot): the coordinates that turn
-    out = head * c + rotate_quarter(head, layout) * s
-    if rot < dim:
-        out = torch.cat([out, xc[..., rot:]], dim=-1)  # the other D − rot pass through
-    return out if out.dtype == x.dtype else out.to(x.dtype)  # (B, T, H, D)
-
-
+@checked_by(_validate.apply_rope_arguments)
 def apply_rope(
     x: torch.Tensor,
     positions,
@@ -129,13 +107,12 @@ def apply_rope(
     This is the eager form, the reference; `rope_lib.kernels.rotate_pairs_fused` writes the
     same rotation in one pass into a buffer, or in place.
     """
-    require_bthd(x, "x")
-    pos = require_token_positions(positions, *x.shape[:2], x.device)
-    rot = require_rotary_dim(rotary_dim, x.shape[-1])
-    cos, sin = rope_cos_sin(pos, rot, base=base, dtype=compute_dtype(x.dtype), inv_freq=inv_freq, attention_factor=attention_factor)
+    rot = x.shape[-1] if rotary_dim is None else rotary_dim
+    cos, sin = rope_cos_sin(positions, rot, base=base, dtype=compute_dtype(x.dtype), inv_freq=inv_freq, attention_factor=attention_factor)
     return rotate_pairs(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
 
 
+@checked_by(_validate.precompute_freqs_cis_arguments)
 def precompute_freqs_cis(
     dim: int, end: int, theta: float = DEFAULT_BASE, *, dtype: torch.dtype = torch.complex64, device=None, inv_freq=None
 ) -> torch.Tensor:
@@ -146,42 +123,20 @@ def precompute_freqs_cis(
     theta is the base: this function keeps Meta's signature, to be read beside Meta's (rope_lib's own functions
     call it `base`).
     """
-    dim = require_even_dim(dim, "dim")
-    end = require_positive_int(end, "end")
-    theta = require_base(theta, "theta")
-    if dtype not in (torch.complex64, torch.complex128):
-        raise TypeError(f"dtype must be torch.complex64 or torch.complex128, got {dtype}")
     a = rope_angles(torch.arange(end, device=device), dim, base=theta, inv_freq=inv_freq)  # (end, D/2) float64
     return torch.polar(torch.ones_like(a), a).to(dtype)  # (end, D/2)
 
 
+@checked_by(_validate.reshape_for_broadcast_arguments)
 def reshape_for_broadcast(freqs_cis: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """(T, D/2) table → (1, T, 1, D/2) so it multiplies x (B, T, H, D) viewed as complex (B, T, H, D/2)."""
-    want = (x.shape[1], x.shape[-1] // 2)
-    if not isinstance(freqs_cis, torch.Tensor) or not freqs_cis.is_complex():
-        raise TypeError(f"freqs_cis must be a complex tensor from precompute_freqs_cis, got {getattr(freqs_cis, 'dtype', type(freqs_cis).__name__)}")
-    if tuple(freqs_cis.shape) != want:
-        raise ValueError(
-            f"freqs_cis must have shape (T, D/2) = {want} for x of shape {tuple(x.shape)}, got {tuple(freqs_cis.shape)}; "
-            "slice the table as freqs_cis[start_pos : start_pos + T]"
-        )
-    return freqs_cis.view(1, want[0], 1, want[1])
+    return freqs_cis.view(1, x.shape[1], 1, x.shape[-1] // 2)
 
 
+@checked_by(_validate.apply_rotary_emb_arguments)
 def apply_rotary_emb(xq: torch.Tensor, xk: torch.Tensor, freqs_cis: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Rotate queries and keys (B, T, H, D) by viewing each adjacent pair as one complex number
     and multiplying by e^{i·m·θ_j} (interleaved layout). Returns tensors of the inputs' dtype."""
-    require_bthd(xq, "xq")
-    require_bthd(xk, "xk")
-    if xq.dtype != xk.dtype or xq.device != xk.device:
-        raise TypeError(f"xq and xk must share dtype and device, got {xq.dtype} on {xq.device} and {xk.dtype} on {xk.device}")
-    if xq.shape[:2] != xk.shape[:2] or xq.shape[-1] != xk.shape[-1]:
-        raise ValueError(f"xq and xk must share B, T and D, got shapes {tuple(xq.shape)} and {tuple(xk.shape)}")
-    want = torch.complex128 if xq.dtype == torch.float64 else torch.complex64
-    if isinstance(freqs_cis, torch.Tensor) and freqs_cis.is_complex() and freqs_cis.dtype != want:
-        raise TypeError(f"freqs_cis must have dtype {want} to rotate inputs of dtype {xq.dtype}, got {freqs_cis.dtype}")
-    if isinstance(freqs_cis, torch.Tensor) and freqs_cis.device != xq.device:
-        raise ValueError(f"freqs_cis must be on the inputs' device {xq.device}, got {freqs_cis.device}")
     f = reshape_for_broadcast(freqs_cis, xq)  # (1, T, 1, D/2)
 
     def rotate(x: torch.Tensor) -> torch.Tensor:
@@ -189,4 +144,3 @@ def apply_rotary_emb(xq: torch.Tensor, xk: torch.Tensor, freqs_cis: torch.Tensor
         return torch.view_as_real(torch.view_as_complex(pairs) * f).flatten(-2).to(x.dtype)  # (B, T, H, D)
 
     return rotate(xq), rotate(xk)
-

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import require_even_dim, require_frequencies, require_layout
+from ._validate import require_even_dim, require_frequencies, require_layout
 from .frequencies import DEFAULT_BASE, angles
 from .layouts import half_order
 

@@ -21,7 +21,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .checks import (
+from ._validate import (
     require_base,
     require_bool,
     require_even_dim,

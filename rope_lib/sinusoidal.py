@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from .checks import require_even_dim, require_positive_int
+from ._validate import require_even_dim, require_positive_int
 from .frequencies import DEFAULT_BASE, angles
 
 

@@ -125,7 +125,7 @@ def test_forward_scores_are_the_relative_scores():
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 def test_half_precision_module(dtype):
     attention = make(dtype=dtype)
-    assert attention.rope_cos.dtype == torch.float32
+    assert attention.rope.cos.dtype == torch.float32
     out = attention(torch.randn(1, 5, 32).to(dtype))
     assert out.dtype == dtype
 
@@ -212,7 +212,6 @@ def test_alibi_scores_and_outputs_are_the_papers_formula(n_kv_heads):
     torch.testing.assert_close(attention.scores(x, positions), expected, rtol=0, atol=1e-12)
     want = by_the_formula(attention, x, lambda h, i, j: -alibi_slope(h, 4) * (i - j))
     torch.testing.assert_close(attention(x, use_cache=False), want, rtol=0, atol=1e-12)
-    torch.testing.assert_close(attention._forward_unchecked(x, 0, False), want, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("encoding", ["none", "alibi"])
@@ -222,22 +221,19 @@ def test_cached_steps_without_rotation_equal_one_full_pass(encoding, n_kv_heads)
     x = torch.randn(2, 12, 32, dtype=torch.float64)
     full = attention(x, use_cache=False)
     with torch.no_grad():
-        for forward in (lambda x, start: attention(x, start), lambda x, start: attention._forward_unchecked(x, start, True)):
-            attention.reset_cache()
-            parts = [forward(x[:, :5], 0), forward(x[:, 5:8], 5), *(forward(x[:, t : t + 1], t) for t in range(8, 12))]
-            torch.testing.assert_close(torch.cat(parts, dim=1), full, rtol=0, atol=1e-12)
+        parts = [attention(x[:, :5], 0), attention(x[:, 5:8], 5), *(attention(x[:, t : t + 1], t) for t in range(8, 12))]
+        torch.testing.assert_close(torch.cat(parts, dim=1), full, rtol=0, atol=1e-12)
 
 
 def test_nope_scores_are_plain_dot_products_and_nothing_is_rotated(monkeypatch):
-    import rope_lib.attention
+    import rope_lib.llama
 
     def no_rotation(*args, **kwargs):
         raise AssertionError("NoPE must not rotate")
 
-    for name in ("rotate_pairs", "_rotate_pairs"):  # the checked rotation and the unchecked one of the fast path
-        monkeypatch.setattr(rope_lib.attention, name, no_rotation)
+    monkeypatch.setattr(rope_lib.llama, "rotate_pairs", no_rotation)
     attention = make(position_encoding="none", n_kv_heads=2)
-    assert attention.rope_cos is None
+    assert attention.rope is None
     x = torch.randn(2, 6, 32, dtype=torch.float64)
     q = (x @ attention.wq.weight.T).view(2, 6, 4, 8)
     k = (x @ attention.wk.weight.T).view(2, 6, 2, 8)
@@ -246,7 +242,6 @@ def test_nope_scores_are_plain_dot_products_and_nothing_is_rotated(monkeypatch):
         torch.testing.assert_close(attention.scores(x, torch.arange(6) + shift), plain, rtol=0, atol=1e-12)
     want = by_the_formula(attention, x, lambda h, i, j: 0.0)
     torch.testing.assert_close(attention(x, use_cache=False), want, rtol=0, atol=1e-12)
-    torch.testing.assert_close(attention._forward_unchecked(x, 0, False), want, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,8 @@ def test_the_weights_are_those_the_model_computes(encoding):
     # the first block's output, rebuilt from the probed weights, equals the block's own forward pass
     layer = model.layers[0]
     with torch.no_grad():
-        x = layer.attention_norm(model._embed(tokens, 0))
+        h = model.tok_embeddings(tokens) + (model.pos_embeddings.weight[:12] if encoding == "learned" else 0)  # (B, T, dim)
+        x = layer.attention_norm(h)
         v = layer.attention.wv(x).view(3, 12, 2, 16)  # (B, T, H, D)
         rebuilt = layer.attention.wo(torch.einsum("bhts,bshd->bthd", weights[0], v).reshape(3, 12, 32))
         torch.testing.assert_close(rebuilt, layer.attention(x, use_cache=False), atol=1e-5, rtol=1e-5)

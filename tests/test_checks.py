@@ -53,7 +53,7 @@ def test_positions_beyond_the_table():
         attention(torch.randn(1, 3, 16), start_pos=6)
     with pytest.raises(ValueError, match=r"start_pos must be a non-negative int"):
         attention(torch.randn(1, 3, 16), start_pos=-1)
-    with pytest.raises(ValueError, match=r"batch size 2, more than max_batch_size=1"):
+    with pytest.raises(ValueError, match=r"the batch has 2 sequences, more than max_batch_size=1"):
         attention(torch.randn(2, 3, 16))
 
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from rope_lib import rope_cos_sin, rotate_pairs
-from rope_lib.checks import compute_dtype
+from rope_lib._validate import compute_dtype
 from rope_lib.kernels import cpu_kernel
 from rope_lib.kernels.fused import kernels_for, rotate_pairs_fused
 

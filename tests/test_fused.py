@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import rope_lib
 from rope_lib import apply_rope_matrix, rope_cos_sin, rotate_pairs
-from rope_lib.checks import compute_dtype, require_out
+from rope_lib._validate import compute_dtype, require_out
 from rope_lib.kernels import FusedAttention, fused
 from rope_lib.kernels.fused import fused_kernels_available, kernel_name, kernels_for, rotate_pairs_fused
 

@@ -73,11 +73,11 @@ def _tiny_llama(device):
 
 @pytest.mark.parametrize("layout", ["interleaved", "half"])
 def test_the_whole_model_on_cuda_matches_hugging_face_and_the_cpu(layout):
-    from rope_lib import Model
+    from rope_lib import from_hf_state_dict
 
     hf, config = _tiny_llama("cuda")
-    ours = Model.from_hf_state_dict(hf.state_dict(), config, layout=layout, device="cuda")
-    on_cpu = Model.from_hf_state_dict({k: v.cpu() for k, v in hf.state_dict().items()}, config, layout=layout, device="cpu")
+    ours = from_hf_state_dict(hf.state_dict(), config, layout=layout, device="cuda")
+    on_cpu = from_hf_state_dict({k: v.cpu() for k, v in hf.state_dict().items()}, config, layout=layout, device="cpu")
     tokens = torch.randint(0, config.vocab_size, (2, 20), generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
         theirs = hf(tokens.cuda()).logits

@@ -96,14 +96,3 @@ def test_writes_must_come_in_order(gen):
     with pytest.raises(ValueError, match=r"start_pos=1, but the cache is empty \(new, or reset\)"):
         kv.update(1, two, two)
 
-
-def test_the_unchecked_write_is_what_update_does_after_its_checks(gen):
-    """`_write` (the model's fast path) stores and returns what `update` does, and checks nothing."""
-    checked, unchecked = cache(), cache()
-    for start, length in [(0, 3), (3, 1), (4, 2)]:
-        k, v = torch.randn(2, length, 2, 4, generator=gen), torch.randn(2, length, 2, 4, generator=gen)
-        for got, want in zip(unchecked._write(start, k, v), checked.update(start, k, v)):
-            assert torch.equal(got, want)
-    assert torch.equal(unchecked.k, checked.k) and torch.equal(unchecked.v, checked.v)
-    with pytest.raises(ValueError, match="start_pos"):
-        checked.update(-1, k, v)

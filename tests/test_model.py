@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import rope_lib
-from rope_lib import Model, ModelConfig, RopeScaling, config_from_hf, permute_rows_to_interleaved, scaling_from_hf
+from rope_lib import Model, ModelConfig, RopeScaling, config_from_hf, from_hf_state_dict, permute_rows_to_interleaved, scaling_from_hf
 
 VOCAB, ORIGINAL = 97, 16
 LONG = 40
@@ -51,7 +51,7 @@ def hf_llama(rope="default", *, n_kv_heads=2, tie=False, seed=0):
 
 def ours_from(hf, layout="half", **kwargs):
     kwargs = {"max_seq_len": 64, "device": "cpu", **kwargs}
-    return Model.from_hf_state_dict(hf.state_dict(), hf.config, layout=layout, **kwargs)
+    return from_hf_state_dict(hf.state_dict(), hf.config, layout=layout, **kwargs)
 
 
 def tokens(batch=2, length=LONG, seed=1):
@@ -108,7 +108,7 @@ def test_longrope_takes_its_long_factors_past_the_trained_length_as_hugging_face
     x = tokens(1, length)
     with torch.no_grad():
         hf_cos, hf_sin = hf.model.rotary_emb(torch.zeros(1, dtype=torch.float32), torch.arange(length)[None])  # (1, T, D)
-        cos, sin = ours.layers[0].attention.rope_tables(range(length), seq_len=length)  # (T, D/2)
+        cos, sin = ours.layers[0].attention.rope(range(length), seq_len=length)  # (T, D/2)
         torch.testing.assert_close(cos, hf_cos[0, :, :8], rtol=0, atol=1e-6)
         torch.testing.assert_close(sin, hf_sin[0, :, :8], rtol=0, atol=1e-6)
         expected = hf(x).logits
@@ -228,19 +228,6 @@ def test_decoding_one_token_at_a_time_equals_a_full_pass_at_every_step(layout):
             step = ours(x[:, t : t + 1], start_pos=t)[:, 0]  # (B, vocab)
             full = ours(x[:, : t + 1], use_cache=False)[:, -1]
             torch.testing.assert_close(step, full, rtol=0, atol=1e-5)
-
-
-def test_the_fast_attention_path_equals_attention_forward():
-    """The model's unchecked path (scaled_dot_product_attention) against the block's reference forward,
-    for a prefill, a chunk after it and single steps, with grouped-query heads."""
-    attention = ours_from(hf_llama()).layers[0].attention
-    x = torch.randn(1, 20, 64)
-    with torch.no_grad():
-        for start, stop in [(0, 9), (9, 14), (14, 15), (15, 16)]:
-            reference = attention(x[:, start:stop], start_pos=start)
-            fast = attention._forward_unchecked(x[:, start:stop], start, True)
-            torch.testing.assert_close(fast, reference, rtol=0, atol=1e-6)
-        torch.testing.assert_close(attention._forward_unchecked(x, 0, False), attention(x, use_cache=False), rtol=0, atol=1e-6)
 
 
 def test_an_unpermuted_interleaved_load_gives_other_logits():
@@ -494,10 +481,10 @@ def test_weights_of_the_wrong_shape_are_refused_by_name_before_loading():
     hf = hf_llama()
     state = {**hf.state_dict(), "model.layers.1.self_attn.k_proj.weight": torch.zeros(16, 64)}
     with pytest.raises(ValueError, match=r"model.layers.1.self_attn.k_proj.weight has shape \(16, 64\), the config needs \(32, 64\)"):
-        Model.from_hf_state_dict(state, hf.config, device="cpu")
+        from_hf_state_dict(state, hf.config, device="cpu")
     state = {**hf.state_dict(), "model.embed_tokens.weight": torch.zeros(VOCAB, 64, 1)}
     with pytest.raises(ValueError, match=r"model.embed_tokens.weight has shape \(97, 64, 1\), the config needs \(97, 64\)"):
-        Model.from_hf_state_dict(state, hf.config, device="cpu")
+        from_hf_state_dict(state, hf.config, device="cpu")
 
 
 def test_a_state_dict_that_does_not_fit_is_refused():
@@ -505,13 +492,13 @@ def test_a_state_dict_that_does_not_fit_is_refused():
     state = dict(hf.state_dict())
     del state["model.layers.1.mlp.up_proj.weight"]
     with pytest.raises(ValueError, match="missing.*up_proj"):
-        Model.from_hf_state_dict(state, hf.config, device="cpu")
+        from_hf_state_dict(state, hf.config, device="cpu")
     state = {**hf.state_dict(), "model.layers.2.mlp.up_proj.weight": torch.zeros(96, 64)}
     with pytest.raises(ValueError, match="unexpected.*layers.2"):
-        Model.from_hf_state_dict(state, hf.config, device="cpu")
+        from_hf_state_dict(state, hf.config, device="cpu")
     mixed = {**hf.state_dict(), "model.norm.weight": torch.ones(64, dtype=torch.float64)}
     with pytest.raises(TypeError, match="one floating dtype"):
-        Model.from_hf_state_dict(mixed, hf.config, device="cpu")
+        from_hf_state_dict(mixed, hf.config, device="cpu")
 
 
 def test_older_configs_with_rope_scaling_and_rope_theta_are_read_too():
@@ -523,8 +510,10 @@ def test_older_configs_with_rope_scaling_and_rope_theta_are_read_too():
 
 
 def test_the_public_names_are_exported_flat():
-    for name in ("Model", "ModelConfig", "POSITION_ENCODINGS", "RMSNorm", "FeedForward", "TransformerBlock", "config_from_hf", "scaling_from_hf", "meta_state_dict"):
-        assert name in rope_lib.__all__ and getattr(rope_lib, name) is getattr(rope_lib.model, name)
+    for name in ("Model", "ModelConfig", "POSITION_ENCODINGS", "RMSNorm", "FeedForward", "TransformerBlock", "KVCache", "Attention", "RopeTable"):
+        assert name in rope_lib.__all__ and getattr(rope_lib, name) is getattr(rope_lib.llama, name)
+    for name in ("from_hf_state_dict", "config_from_hf", "scaling_from_hf", "meta_state_dict"):
+        assert name in rope_lib.__all__ and getattr(rope_lib, name) is getattr(rope_lib.hf, name)
 
 
 def test_rms_norm_is_the_formula():
@@ -612,13 +601,12 @@ def test_the_learned_encoding_refuses_positions_past_its_table():
 
 @pytest.mark.parametrize("encoding", ["none", "alibi", "sinusoidal", "learned"])
 def test_only_rope_rotates(encoding, monkeypatch):
-    import rope_lib.attention
+    import rope_lib.llama
 
     def no_rotation(*args, **kwargs):
         raise AssertionError(f"{encoding} must not rotate")
 
-    for name in ("rotate_pairs", "_rotate_pairs"):  # the checked rotation and the unchecked one of the fast path
-        monkeypatch.setattr(rope_lib.attention, name, no_rotation)
+    monkeypatch.setattr(rope_lib.llama, "rotate_pairs", no_rotation)
     model = tiny(encoding)
     assert all(layer.attention.position_encoding == ("alibi" if encoding == "alibi" else "none") for layer in model.layers)
     with torch.no_grad():

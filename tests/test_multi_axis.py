@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from rope_lib import apply_rope, inv_freq, rotation_matrix_2d
-from rope_lib.checks import require_axis_frequencies
+from rope_lib._validate import require_axis_frequencies
 from rope_lib.multi_axis import apply_multi_axis_rope, multi_axis_angles
 
 

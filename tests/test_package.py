@@ -110,14 +110,14 @@ def test_no_import_cycle():
 
 
 def test_the_cycle_test_can_fail(monkeypatch):
-    """Plant rope.py importing the attention module, which imports rope: the test must see the cycle."""
+    """Plant rope.py importing the decoder module, which imports rope: the test must see the cycle."""
     import pytest
 
     real = imports_of
 
     def planted(path):
         found = real(path)
-        return found | {"rope_lib.attention"} if path.name == "rope.py" else found
+        return found | {"rope_lib.llama"} if path.name == "rope.py" else found
 
     monkeypatch.setitem(globals(), "imports_of", planted)
     with pytest.raises(AssertionError, match="import cycle"):

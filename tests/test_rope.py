@@ -110,24 +110,3 @@ def test_inputs_are_not_modified():
     apply_rope(x, range(3))
     apply_rotary_emb(x, x, precompute_freqs_cis(8, 3))
     torch.testing.assert_close(x, before, rtol=0, atol=0)
-
-
-@pytest.mark.parametrize("layout", ["interleaved", "half"])
-@pytest.mark.parametrize("rotary_dim", [None, 4])
-def test_the_unchecked_rotation_with_spread_tables_is_rotate_pairs(layout, rotary_dim):
-    """`_rotate_pairs` (the model's fast path) takes cos and sin already spread over each pair and is the
-    arithmetic of `rotate_pairs`, which only adds the checks and the spreading."""
-    from rope_lib.rope import _rotate_pairs, expand_to_pairs
-
-    x = torch.randn(2, 5, 3, 8)
-    rot = rotary_dim or 8
-    cos, sin = rope_cos_sin(torch.arange(5), rot)
-    c, s = (expand_to_pairs(t, layout).unsqueeze(-2) for t in (cos, sin))
-    got = _rotate_pairs(x, c, s, layout, rot)
-    assert torch.equal(got, rotate_pairs(x, cos, sin, layout=layout, rotary_dim=rotary_dim))
-    first, second = (list(range(0, rot, 2)), list(range(1, rot, 2))) if layout == "interleaved" else (list(range(rot // 2)), list(range(rot // 2, rot)))
-    a, b = x[..., first], x[..., second]  # each pair (a, b) turns by the angle m·θ_i of its position
-    want = x.clone()
-    want[..., first] = a * cos[:, None] - b * sin[:, None]
-    want[..., second] = a * sin[:, None] + b * cos[:, None]
-    torch.testing.assert_close(got, want, rtol=0, atol=1e-6)

@@ -289,7 +289,7 @@ def test_rope_scaling_attention_factor_for_yarn(settings, expected):
 
 def test_attention_multiplies_cos_and_sin_by_the_resolved_factor():
     def first_cos(rule):
-        return float(Attention(32, 2, max_seq_len=8, scaling=rule, device="cpu", dtype=torch.float64).rope_cos[0, 0])
+        return float(Attention(32, 2, max_seq_len=8, scaling=rule, device="cpu", dtype=torch.float64).rope.cos[0, 0])
 
     assert first_cos(RopeScaling("yarn", 40.0, original_max_len=8)) == pytest.approx(0.1 * math.log(40) + 1, rel=1e-15)
     assert first_cos(RopeScaling("yarn", 40.0, original_max_len=8, mscale=1.0, mscale_all_dim=1.0)) == 1.0
@@ -371,7 +371,7 @@ def test_attention_with_dynamic_ntk_shows_the_cache_pitfall():
     torch.testing.assert_close(again, short, rtol=0, atol=1e-12)
     freqs = rule.frequencies(16, 10000.0, 20)
     with torch.no_grad():
-        q, k, _ = attention._project(x)
+        q, k = attention.wq(x).view(*x.shape[:2], -1, attention.head_dim), attention.wk(x).view(*x.shape[:2], -1, attention.head_dim)
     expected = torch.einsum(
         "bthd,bshd->bhts", apply_rope(q, torch.arange(20), inv_freq=freqs), apply_rope(k, torch.arange(20), inv_freq=freqs)
     ) / 4

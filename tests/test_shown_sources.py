@@ -73,13 +73,28 @@ def test_apply_rotary_emb(b, t, h, d, start):
 
 
 @pytest.mark.parametrize("n_heads, n_kv_heads", [(8, 2), (4, 4), (6, 1)])
-def test_repeat_kv_serves_each_key_head_to_consecutive_query_heads(n_heads, n_kv_heads):
-    attention = rope_lib.Attention(8 * n_heads, n_heads, n_kv_heads=n_kv_heads, max_seq_len=8, device="cpu")
+def test_grouped_heads_are_served_as_metas_repeat_kv_serves_them(n_heads, n_kv_heads):
+    """rope_lib's Attention lets each query head read its key/value head in place (enable_gqa); Meta repeats the
+    heads with repeat_kv. Repeating the key and value weights with repeat_kv gives a plain multi-head layer,
+    which must compute the same output."""
+    dim, n_rep = 8 * n_heads, n_heads // n_kv_heads
+    grouped = rope_lib.Attention(dim, n_heads, n_kv_heads=n_kv_heads, max_seq_len=8, device="cpu", dtype=torch.float64)
+    plain = rope_lib.Attention(dim, n_heads, max_seq_len=8, device="cpu", dtype=torch.float64)
+
+    def repeated(weight):  # (Hkv·D, dim) → (H·D, dim), heads repeated as repeat_kv repeats them
+        heads = weight.view(n_kv_heads, 8, dim).permute(2, 0, 1)[None]  # (1, dim, Hkv, D)
+        return meta.repeat_kv(heads, n_rep)[0].permute(1, 2, 0).reshape(n_heads * 8, dim)
+
+    with torch.no_grad():
+        for name in ("wq", "wo"):
+            getattr(plain, name).weight.copy_(getattr(grouped, name).weight)
+        plain.wk.weight.copy_(repeated(grouped.wk.weight))
+        plain.wv.weight.copy_(repeated(grouped.wv.weight))
+        x = randn(2, 6, dim).double()
+        torch.testing.assert_close(grouped(x, use_cache=False), plain(x, use_cache=False), rtol=0, atol=1e-12)
     k = randn(2, 5, n_kv_heads, 8)  # (B, S, Hkv, D)
-    repeated = meta.repeat_kv(k, n_heads // n_kv_heads)  # (B, S, H, D)
-    assert torch.equal(attention._repeat_kv(k), repeated)
     for h in range(n_heads):
-        assert torch.equal(repeated[:, :, h], k[:, :, h // (n_heads // n_kv_heads)])
+        assert torch.equal(meta.repeat_kv(k, n_rep)[:, :, h], k[:, :, h // n_rep])
 
 
 def test_metas_transformer_builds_its_table_from_the_head_dimension(meta_model_parallel):  # noqa: F811

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..attention import Attention
+from ..llama import Attention
 from .fused import rotate_pairs_fused
 
 

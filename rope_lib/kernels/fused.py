@@ -42,7 +42,7 @@ import types
 
 import torch
 
-from ..checks import require_out, require_rotary_inputs
+from .._validate import require_out, require_rotary_inputs
 from ..rope import rotate_pairs
 from . import cpu_kernel
 

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..attention import causal_mask
-from ..checks import require_non_negative_int, require_positive_int
-from ..model import Model
+from .._validate import require_non_negative_int, require_positive_int
+from ..llama import Model, causal_mask
 
 OFFSET_HEAD_THRESHOLD = 0.5
 """A head counts as attending by offset o when, on average over its queries, at least half of its weight goes to

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from ..checks import require_base, require_even_dim, require_positive_int
+from .._validate import require_base, require_even_dim, require_positive_int
 from ..frequencies import inv_freq
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import require_positive_int
+from .._validate import require_positive_int
 
 
 def pair_to_complex(v) -> np.ndarray:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import require_even_dim
+from .._validate import require_even_dim
 from ..frequencies import DEFAULT_BASE, angles
 
 

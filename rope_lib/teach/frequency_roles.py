@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import require_even_dim, require_positive_int
+from .._validate import require_even_dim, require_positive_int
 from .decay import rope_sum
 from ..frequencies import DEFAULT_BASE, inv_freq
 

@@ -13,8 +13,8 @@ import dataclasses
 import torch
 from torch import nn
 
-from ..checks import require_non_negative_int, require_positive_int
-from ..model import Model
+from .._validate import require_non_negative_int, require_positive_int
+from ..llama import Model
 from ..scaling import RopeScaling
 from .position_tasks import IGNORE, require_predictions
 

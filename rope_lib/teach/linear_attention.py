@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import require_base, require_bool, require_even_dim, require_real_array
+from .._validate import require_base, require_bool, require_even_dim, require_real_array
 from ..frequencies import DEFAULT_BASE, angles
 from ..rotation import rotary_matrix
 

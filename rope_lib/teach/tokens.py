@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from ..checks import require_positive_int
+from .._validate import require_positive_int
 
 TOKEN_PATTERN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
 """A word (letters and digits, with an optional 's or n't style ending) or one punctuation mark."""

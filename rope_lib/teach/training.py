@@ -11,10 +11,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..attention import default_device
-from ..checks import require_device, require_non_negative_int, require_positive_int, require_positive_real
+from .._validate import require_device, require_non_negative_int, require_positive_int, require_positive_real
 from ..frequencies import DEFAULT_BASE
-from ..model import Model, ModelConfig
+from ..llama import Model, ModelConfig, default_device
 from .position_tasks import IGNORE, require_predictions
 
 LEARNING_RATE = 3e-3

@@ -8,8 +8,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from ..base_bound import b_m_theta
-from ...attention import causal_mask
-from ...checks import require_positive_int
+from ...llama import causal_mask
+from ..._validate import require_positive_int
 from ...frequencies import DEFAULT_BASE, inv_freq
 from ...relative_bias import alibi_bias, alibi_slopes, t5_relative_bias, t5_relative_bucket
 from ..language import require_language, text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from ...checks import require_even_dim
+from ..._validate import require_even_dim
 from ...frequencies import DEFAULT_BASE
 from ..language import require_language, text
 from ..plotting.sinusoidal import plot_sinusoidal_pair
