@@ -200,21 +200,32 @@ def open_notebook(page, base: str, path: Path) -> dict:
     """Open the notebook at `path` in the page's JupyterLab, and wait until every cell is there, every Markdown cell
     rendered and MathJax done (the counts stop moving): the page's last state."""
     relative = path.relative_to(ROOT).as_posix()
+    settle(base)  # (a notebook closed while its kernel is still starting can hang JupyterLab's close)
     page.evaluate(OPEN_JS, relative)
-    page.wait_for_function("(path) => { const w = window.jupyterapp.shell.currentWidget;"
-                           " return w && w.context && w.context.path === path && !!w.node.querySelector('.jp-RenderedMarkdown'); }",
+    page.wait_for_function("(path) => Array.from(window.jupyterapp.shell.widgets('main')).some(w => w.context &&"
+                           " w.context.path === path && w.isVisible && !!w.node.querySelector('.jp-RenderedMarkdown'))",
                            arg=relative, timeout=120_000)
-    expected = len(nbformat.read(path, as_version=4).cells)
+    cells = nbformat.read(path, as_version=4).cells
+    has_math = any("$" in cell.source for cell in cells if cell.cell_type == "markdown")
     last, steady = None, 0
-    for _ in range(480):
+    for _ in range(480):  # (MathJax loads on the first formula: until then the count of typeset ones stays at 0)
         state = page.evaluate(STATE_JS)
-        if state and state["cells"] == expected and state["rendered"] == state["markdown"] and not state["pending"]:
+        if (state and state["cells"] == len(cells) and state["rendered"] == state["markdown"] and not state["pending"]
+                and (state["math"] > 0 or not has_math)):
             steady = steady + 1 if state == last else 0
             if steady >= 3:
                 break
         last = state
         page.wait_for_timeout(250)
     return last
+
+
+def settle(base: str, seconds: float = 180) -> None:
+    """Until no kernel of the server is starting or busy."""
+    for _ in range(int(seconds * 2)):
+        if all(kernel["execution_state"] == "idle" for kernel in api(base, "/api/kernels")):
+            return
+        time.sleep(0.5)
 
 
 def wait_for_an_idle_kernel(base: str, seconds: float = 180) -> None:
