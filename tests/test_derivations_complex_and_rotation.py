@@ -10,6 +10,7 @@ import pytest
 import sympy as sp
 
 import rope_lib
+from checked_pages import report_block, report_cell
 from paths import ROOT
 from rope_lib.teach import displayed_equations
 from rope_lib.teach.derivations import complex_numbers, rotation_matrices
@@ -51,12 +52,9 @@ def test_the_chapter_runs_every_check_in_one_collapsed_block(name, book):
     text = (ROOT / book / MODULES[name].CHAPTER).read_text()
     prefix = {"complex_numbers": "cx", "rotation_matrices": "rot"}[name]
     assert "page.check(" not in text and "page.summary(" not in text
-    cell = (f"```{{code-cell}} ipython3\n:tags: [remove-cell]\nfrom rope_lib.teach import displayed_equations\n"
-            f"from rope_lib.teach.derivations import {name} as derivation\n"
-            f'glue("{prefix}_checks", displayed_equations.Page.of(derivation, lang=LANG).report(), display=False)\n```')
+    cell = report_cell(name, f"{prefix}_checks")
     assert text.count(cell) == 1
-    title = "How this page is checked" if book == "book" else "本页如何检验"
-    block = f":::{{admonition}} {title}\n:class: dropdown\n```{{glue:md}} {prefix}_checks\n:format: myst\n```\n:::"
+    block = report_block(book, f"{prefix}_checks")
     exercises = "\n## Exercises" if book == "book" else "\n## 练习"
     assert text.count(block) == 1 and text.index(cell) < text.index(block) < text.index(exercises), "before the exercises"
     assert not re.search(r"assert_\w+\([^\n]*\"eq\. ", text), "no hand-typed assertion speaks for a displayed equation"

@@ -9,6 +9,7 @@ import pytest
 import sympy as sp
 
 import rope_lib
+from checked_pages import report_block, report_cell
 from paths import ROOT
 from rope_lib.teach.derivations import rope_nd, sinusoidal_encoding
 from rope_lib.teach.displayed_equations import Page, page_equations, parse_sides
@@ -243,12 +244,9 @@ def test_the_chapter_runs_every_check_in_one_collapsed_block(module, book):
     name = module.__name__.rsplit(".", 1)[-1]
     text = (ROOT / book / module.CHAPTER).read_text()
     assert "page.check(" not in text and "page.summary(" not in text and "Page(" not in text
-    cell = (f"```{{code-cell}} ipython3\n:tags: [remove-cell]\nfrom rope_lib.teach import displayed_equations\n"
-            f"from rope_lib.teach.derivations import {name} as derivation\n"
-            f'glue("{GLUE[name]}", displayed_equations.Page.of(derivation, lang=LANG).report(), display=False)\n```')
+    cell = report_cell(name, GLUE[name])
     assert text.count(cell) == 1
-    title = "How this page is checked" if book == "book" else "本页如何检验"
-    block = f":::{{admonition}} {title}\n:class: dropdown\n```{{glue:md}} {GLUE[name]}\n:format: myst\n```\n:::"
+    block = report_block(book, GLUE[name])
     summary = "\n## Summary" if book == "book" else "\n## 小结"
     assert text.count(block) == 1 and text.index(cell) < text.index(block) < text.index(summary)
     rest = text.replace(cell, "")
