@@ -206,13 +206,24 @@ def glued_values_of(chapter: Path, executed: Path | None = None, verbose: bool =
             if executed is not None or code_of(done) == code_of(notebook):
                 if verbose:
                     print(f"  glued values of {chapter.name} from {path}")
-                return classroom_markdown.glued_values(done)
+                return classroom_markdown.glued_values(done) | built_glue(path)
     from nbclient import NotebookClient
 
     if verbose:
         print(f"  running {chapter} for its glued values ...", flush=True)
     NotebookClient(notebook, timeout=1800, kernel_name="python3", resources={"metadata": {"path": str(chapter.parent)}}).execute()
     return classroom_markdown.glued_values(notebook)
+
+
+def built_glue(executed: Path) -> dict[str, dict[str, str]]:
+    """The values a book build glued in a chapter, name → MIME bundle: myst-nb takes the hidden ones (`display=False`)
+    out of the executed notebook it writes, and keeps them all beside it in <chapter>.glue.json."""
+    import json
+
+    path = executed.with_name(executed.stem + ".glue.json")
+    if not path.is_file():
+        return {}
+    return {name: output["data"] for name, output in json.loads(path.read_text()).items()}
 
 
 def student_notebook(chapter: Path, glued: dict[str, dict[str, str]] | None = None, source: str | None = None):

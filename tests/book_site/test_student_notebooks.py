@@ -185,6 +185,30 @@ def test_the_rewriting_of_myst(tmp_path):
     assert report.used_markdown == {"checks": "By {eq}`second-one`:\n\n$$\nx\n$$\n"}
 
 
+def test_the_glued_values_come_from_a_build_as_myst_nb_leaves_it(tmp_path):
+    """myst-nb takes a hidden glued value (display=False) out of the executed notebook it writes and keeps it in
+    <chapter>.glue.json beside it: the values read from a build are both, as myst-nb's own glue extraction leaves them."""
+    import json
+
+    from myst_nb.ext.glue import extract_glue_data
+
+    chapter = tmp_path / "page.md"
+    chapter.write_text("---\njupytext:\n  text_representation:\n    format_name: myst\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n\n"
+                       "```{code-cell} ipython3\nglue('hidden', 5.0, display=False)\nglue('shown', 7)\n```\n")
+    cell = nbformat.v4.new_code_cell("glue('hidden', 5.0, display=False)\nglue('shown', 7)", outputs=[
+        nbformat.v4.new_output("display_data", {"application/papermill.record/text/plain": "5.0"},
+                               metadata={"scrapbook": {"name": "hidden", "mime_prefix": "application/papermill.record/"}}),
+        nbformat.v4.new_output("display_data", {"text/plain": "7"}, metadata={"scrapbook": {"name": "shown"}})])
+    notebook = nbformat.v4.new_notebook(cells=[cell])
+    glue = extract_glue_data(notebook, [0], None)
+    executed = tmp_path / "page.ipynb"
+    nbformat.write(notebook, executed)
+    assert "hidden" not in classroom_markdown.glued_values(nbformat.read(executed, as_version=4))
+    (tmp_path / "page.glue.json").write_text(json.dumps(glue))
+    assert student_notebooks.glued_values_of(chapter, executed) == {"hidden": {"text/plain": "5.0"},
+                                                                   "shown": {"text/plain": "7"}}
+
+
 @pytest.mark.parametrize("markup", ["{glue:text}`no_such_value`", "{eq}`no-such-label`", "{cite}`no_such_key`",
                                     "{unknown}`role`", "```{unknown}\nbody\n```"])
 def test_what_cannot_be_rewritten_stops_the_student_edition(markup, tmp_path):
