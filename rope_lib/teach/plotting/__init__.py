@@ -9,7 +9,7 @@ from .complex_plane import plot_complex_product, plot_complex_rotation, plot_eul
 from .context_extension import plot_angle_coverage, plot_cache_gaps, plot_context_extension, plot_scaled_frequencies, plot_similarity_vs_distance
 from .decay import plot_relative_upper_bound
 from .frequencies import plot_wavelengths
-from .llama import plot_bf16_angles
+from .llama import plot_bf16_angles, plot_pairing_layouts
 from .phasors import plot_phasor_sum
 from .relative_bias import plot_relative_biases
 from .rope_2d import plot_rope_2d
