@@ -589,7 +589,7 @@ def require_layer_input(module, x, name: str = "x") -> torch.Tensor:
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if x.dim() != 3 or x.shape[-1] != module.dim:
         raise ValueError(f"{name} must have shape (B, T, dim={module.dim}), got {tuple(x.shape)}")
-    weight = module.wq.weight
+    weight = module.wqkv.weight
     if x.device != weight.device:
         raise ValueError(f"{name} must be on the module's device {weight.device}, got {x.device}")
     if x.dtype != weight.dtype:

@@ -3,8 +3,11 @@
 `ModelConfig` gives its shape. Each of its `n_layers` blocks is pre-norm, as in LLaMA:
 h = x + Attention(RMSNorm(x)), out = h + FeedForward(RMSNorm(h)). `Attention` has one forward, which
 training, the prefill and every decoding step go through: project → rotate → cache → attend → project.
-The weights carry Meta's names (tok_embeddings, attention.wq, feed_forward.w1, w2, w3, output);
-`rope_lib.hf` loads Hugging Face's weights and configs onto them.
+The weights carry Meta's names (tok_embeddings, attention.wo, feed_forward.w2, output), except that the
+matrices applied to the same input are stacked into one: W_q, W_k and W_v into attention.wqkv, as gpt-fast
+keeps them, and the MLP's w1 and w3 into feed_forward.w13, so that one product gives all of them. A state
+dict with Meta's separate names loads as it is (they are stacked on loading); `rope_lib.hf` loads Hugging
+Face's weights and configs.
 
 `ModelConfig.position_encoding` chooses how the model knows the order of its tokens: RoPE in every block
 (the default), nothing but the causal mask (NoPE), the fixed sinusoidal table or a learned table added
@@ -110,18 +113,31 @@ class RMSNorm(nn.Module):
 
 
 class FeedForward(nn.Module):
-    """SwiGLU (Shazeer 2020): w2(silu(w1 x) ⊙ w3 x), without biases. Hugging Face's gate_proj is w1,
-    up_proj w3 and down_proj w2."""
+    """SwiGLU (Shazeer 2020): w2(silu(w1 x) ⊙ w3 x), without biases, w1 and w3 stacked into one matrix, w13, so
+    that one product gives both. Hugging Face's gate_proj is w1, up_proj w3 and down_proj w2."""
 
     def __init__(self, dim: int, hidden_dim: int, *, device=None, dtype: torch.dtype = torch.float32):
         super().__init__()
         factory = {"device": device, "dtype": dtype}
-        self.w1 = nn.Linear(dim, hidden_dim, bias=False, **factory)
+        self.w13 = nn.Linear(dim, 2 * hidden_dim, bias=False, **factory)  # rows: w1 (the gate), then w3
         self.w2 = nn.Linear(hidden_dim, dim, bias=False, **factory)
-        self.w3 = nn.Linear(dim, hidden_dim, bias=False, **factory)
+        self.register_load_state_dict_pre_hook(stacking("w1", "w3", into="w13"))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+        gate, up = self.w13(x).chunk(2, dim=-1)  # w1 x, w3 x
+        return self.w2(F.silu(gate) * up)
+
+
+def stacking(*names: str, into: str):
+    """A hook run before a module loads a state dict: Meta's separate weights `names` (e.g. wq, wk, wv), where the
+    state dict holds them, become the one matrix `into` the module holds, their rows stacked in that order."""
+
+    def stack(module: nn.Module, state_dict: dict, prefix: str, *args) -> None:
+        keys = [f"{prefix}{name}.weight" for name in names]
+        if all(key in state_dict for key in keys):
+            state_dict[f"{prefix}{into}.weight"] = torch.cat([state_dict.pop(key) for key in keys])
+
+    return stack
 
 
 class RopeTable(nn.Module):
@@ -224,8 +240,8 @@ class KVCache(nn.Module):
 
 
 class Attention(nn.Module):
-    """Multi-head self-attention as in LLaMA: wq, wk, wv, wo without bias, RoPE on q and k, optional
-    grouped key/value heads, a causal mask and a KV cache filled at `start_pos`.
+    """Multi-head self-attention as in LLaMA: W_q, W_k, W_v stacked in wqkv, and wo, without bias; RoPE on
+    q and k, optional grouped key/value heads, a causal mask and a KV cache filled at `start_pos`.
 
     device=None puts the module on CUDA when it is available (`default_device`).
     scaling: a `RopeScaling` rule for longer contexts, or None for plain RoPE.
@@ -261,10 +277,9 @@ class Attention(nn.Module):
         self.position_encoding = position_encoding
         device = default_device() if device is None else device
         factory = {"device": device, "dtype": dtype}
-        self.wq = nn.Linear(dim, self.n_heads * self.head_dim, bias=False, **factory)
-        self.wk = nn.Linear(dim, self.n_kv_heads * self.head_dim, bias=False, **factory)
-        self.wv = nn.Linear(dim, self.n_kv_heads * self.head_dim, bias=False, **factory)
+        self.wqkv = nn.Linear(dim, (self.n_heads + 2 * self.n_kv_heads) * self.head_dim, bias=False, **factory)  # rows: W_q, W_k, W_v
         self.wo = nn.Linear(self.n_heads * self.head_dim, dim, bias=False, **factory)
+        self.register_load_state_dict_pre_hook(stacking("wq", "wk", "wv", into="wqkv"))
         if position_encoding == "rope" and rope_table is None:
             rope_table = RopeTable(self.rotary_dim, max_seq_len, base=base, scaling=scaling, **factory)
         self.rope = rope_table if position_encoding == "rope" else None
@@ -279,12 +294,11 @@ class Attention(nn.Module):
         causally to each other only, and the cache is neither read nor written (training).
         """
         batch, seq, _ = x.shape
-        q = self.wq(x).view(batch, seq, self.n_heads, self.head_dim)  # (B, T, H, D)
-        k = self.wk(x).view(batch, seq, self.n_kv_heads, self.head_dim)  # (B, T, Hkv, D)
-        v = self.wv(x).view(batch, seq, self.n_kv_heads, self.head_dim)  # (B, T, Hkv, D)
+        qk, v = self.project(x)  # (B, T, H + Hkv, D): q's heads, then k's; (B, T, Hkv, D)
         if self.rope is not None:
             cos, sin = self.rope(range(start_pos, start_pos + seq), seq_len=start_pos + seq)  # (T, rotary_dim/2) each
-            q, k = self.rotate(q, k, cos, sin)
+            qk = self.rotate(qk, cos, sin)
+        q, k = qk.split([self.n_heads, self.n_kv_heads], dim=2)  # (B, T, H, D), (B, T, Hkv, D)
         if use_cache:
             k, v = self.cache.update(start_pos, k, v)  # (B, S = start_pos + T, Hkv, D): every key so far
         mask = self.mask(seq, start_pos if use_cache else 0, q.dtype)
@@ -294,16 +308,26 @@ class Attention(nn.Module):
         )  # (B, H, T, D)
         return self.wo(out.transpose(1, 2).reshape(batch, seq, self.n_heads * self.head_dim))
 
-    def rotate(self, q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """q (B, T, H, D) and k (B, T, Hkv, D) turned to their positions (RoFormer eq. 34), side by side in one call."""
-        qk = rotate_pairs(torch.cat([q, k], dim=2), cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)  # (B, T, H + Hkv, D)
-        return qk.split([q.shape[2], k.shape[2]], dim=2)
+    def project(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """x (B, T, dim) → the query and key heads side by side, (B, T, H + Hkv, D), and the value heads, (B, T, Hkv, D):
+        views of one product with wqkv."""
+        batch, seq, _ = x.shape
+        qkv = self.wqkv(x).view(batch, seq, self.n_heads + 2 * self.n_kv_heads, self.head_dim)
+        return qkv.split([self.n_heads + self.n_kv_heads, self.n_kv_heads], dim=2)
+
+    def qkv_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """W_q (H·D, dim), W_k and W_v (Hkv·D, dim): views of wqkv's rows, so writing to one writes wqkv."""
+        return self.wqkv.weight.split([self.n_heads * self.head_dim, self.n_kv_heads * self.head_dim, self.n_kv_heads * self.head_dim])
+
+    def rotate(self, qk: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        """The query and key heads (B, T, H + Hkv, D) turned to their positions (RoFormer eq. 34), all in one call."""
+        return rotate_pairs(qk, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)
 
     def mask(self, seq: int, past: int, dtype: torch.dtype) -> torch.Tensor | None:
         """The additive mask (T, past + T) of queries at past … past + T − 1 over keys 0 … past + T − 1, or None
         where the attention call needs none: a causal pass from position 0 asks for its own, one query sees every key."""
         alibi = self.position_encoding == "alibi"
-        mask = causal_mask(seq, past, device=self.wq.weight.device).to(dtype) if seq > 1 and (past > 0 or alibi) else None
+        mask = causal_mask(seq, past, device=self.wqkv.weight.device).to(dtype) if seq > 1 and (past > 0 or alibi) else None
         if alibi:
             bias = self.alibi(range(past, past + seq), range(past + seq), dtype)  # (H, T, S)
             mask = bias if mask is None else mask + bias
@@ -320,11 +344,11 @@ class Attention(nn.Module):
         mask: the quantity the relative-position property is about. Dynamic NTK takes its frequencies for
         the length max(positions) + 1."""
         batch, seq, _ = x.shape
-        q = self.wq(x).view(batch, seq, self.n_heads, self.head_dim)
-        k = self.wk(x).view(batch, seq, self.n_kv_heads, self.head_dim)
+        qk, _ = self.project(x)
         if self.rope is not None:
             cos, sin = self.rope(positions, seq_len=int(positions.max()) + 1 if positions.numel() else 0)
-            q, k = self.rotate(q, k, cos, sin)
+            qk = self.rotate(qk, cos, sin)
+        q, k = qk.split([self.n_heads, self.n_kv_heads], dim=2)
         k = k.repeat_interleave(self.n_heads // self.n_kv_heads, dim=2)  # (B, T, H, D)
         want = compute_dtype(q.dtype)
         scores = torch.einsum("bthd,bshd->bhts", q.to(want), k.to(want)) / self.head_dim**0.5  # (B, H, T, T)
@@ -336,7 +360,7 @@ class Attention(nn.Module):
     def alibi(self, query_positions, key_positions, dtype: torch.dtype) -> torch.Tensor:
         """ALiBi's bias (H, T_q, T_k), −slope_h · (m − n), for queries and keys at these positions (ranges, or
         integer tensors on the module's device), on the module's device."""
-        device = self.wq.weight.device
+        device = self.wqkv.weight.device
         query, key = (torch.arange(p.start, p.stop, device=device) if isinstance(p, range) else p for p in (query_positions, key_positions))
         return alibi_bias(query, key, self.n_heads, dtype=dtype)
 
@@ -409,10 +433,11 @@ class Model(nn.Module):
         a learned position table at the scale of the token embeddings. The norms' weights stay 1."""
         residual_std = INIT_STD / (2 * self.config.n_layers) ** 0.5
         for layer in self.layers:
-            for linear in (layer.attention.wq, layer.attention.wk, layer.attention.wv, layer.feed_forward.w1, layer.feed_forward.w3):
-                linear.weight.normal_(0.0, INIT_STD)
-            for linear in (layer.attention.wo, layer.feed_forward.w2):
-                linear.weight.normal_(0.0, residual_std)
+            attention, mlp = layer.attention, layer.feed_forward
+            for weight in (*attention.qkv_weights(), *mlp.w13.weight.chunk(2)):  # views of the stacked rows: W_q, W_k, W_v, w1, w3
+                weight.normal_(0.0, INIT_STD)
+            for weight in (attention.wo.weight, mlp.w2.weight):
+                weight.normal_(0.0, residual_std)
         embedding_std = self.config.dim**-0.5 if self.config.tie_embeddings else 1.0
         self.tok_embeddings.weight.normal_(0.0, embedding_std)
         if not self.config.tie_embeddings:

@@ -73,7 +73,7 @@ def test_without_the_cache_the_tokens_attend_to_each_other_only():
     out = attention(x, start_pos=7, use_cache=False)
     assert attention.cache.k.abs().sum() == 0 and attention.cache.v.abs().sum() == 0
     by_hand_scores = attention.scores(x, range(7, 12)) + causal_mask(5, 0).double()
-    values = attention.wv(x).view(2, 5, 4, 8)
+    values = (x @ attention.qkv_weights()[2].T).view(2, 5, 4, 8)
     expected = torch.einsum("bhts,bshd->bthd", torch.softmax(by_hand_scores, dim=-1), values).reshape(2, 5, 32)
     torch.testing.assert_close(out, attention.wo(expected), rtol=0, atol=1e-12)
 
@@ -117,7 +117,7 @@ def test_forward_scores_are_the_relative_scores():
     attention = make()
     x = torch.randn(1, 6, 32, dtype=torch.float64)
     weights = torch.softmax(attention.scores(x, range(6)) + causal_mask(6, 0).double(), dim=-1)
-    values = attention.wv(x).view(1, 6, 4, 8)
+    values = (x @ attention.qkv_weights()[2].T).view(1, 6, 4, 8)
     expected = attention.wo(torch.einsum("bhts,bshd->bthd", weights, values).reshape(1, 6, 32))
     torch.testing.assert_close(attention(x), expected, rtol=0, atol=1e-12)
 
@@ -133,7 +133,7 @@ def test_half_precision_module(dtype):
 def test_default_device_follows_cuda():
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert default_device().type == expected
-    assert Attention(16, 2, max_seq_len=4).wq.weight.device.type == expected
+    assert Attention(16, 2, max_seq_len=4).wqkv.weight.device.type == expected
 
 
 @pytest.fixture(scope="module")
@@ -161,8 +161,8 @@ def test_matches_metas_reference_attention(meta_model_parallel, n_kv_heads):
     ours = Attention(dim, n_heads, n_kv_heads=n_kv_heads, max_batch_size=2, max_seq_len=32, base=theta, device="cpu")
     theirs = meta.Attention(ModelArgs(dim=dim, n_heads=n_heads, n_kv_heads=n_kv_heads, max_batch_size=2, max_seq_len=32))
     with torch.no_grad():
-        for name in ("wq", "wk", "wv", "wo"):
-            getattr(theirs, name).weight.copy_(getattr(ours, name).weight)
+        for name, weight in zip(("wq", "wk", "wv", "wo"), (*ours.qkv_weights(), ours.wo.weight)):
+            getattr(theirs, name).weight.copy_(weight)
     freqs_cis = meta.precompute_freqs_cis(dim // n_heads, 64, theta)
 
     x = torch.randn(2, 20, dim, generator=torch.Generator().manual_seed(5))
@@ -179,9 +179,10 @@ def by_the_formula(attention, x, bias):
     (keys j ≤ i), softmax, the weighted values, W_o. GQA: query head h reads key/value head h // (H / Hkv)."""
     batch, seq, _ = x.shape
     heads, kv_heads, d = attention.n_heads, attention.n_kv_heads, attention.head_dim
-    q = (x @ attention.wq.weight.T).view(batch, seq, heads, d)
-    k = (x @ attention.wk.weight.T).view(batch, seq, kv_heads, d)
-    v = (x @ attention.wv.weight.T).view(batch, seq, kv_heads, d)
+    wq, wk, wv = attention.qkv_weights()
+    q = (x @ wq.T).view(batch, seq, heads, d)
+    k = (x @ wk.T).view(batch, seq, kv_heads, d)
+    v = (x @ wv.T).view(batch, seq, kv_heads, d)
     out = torch.zeros(batch, seq, heads, d, dtype=x.dtype)
     for b in range(batch):
         for h in range(heads):
@@ -201,8 +202,9 @@ def alibi_slope(h, heads):
 def test_alibi_scores_and_outputs_are_the_papers_formula(n_kv_heads):
     attention = make(position_encoding="alibi", n_kv_heads=n_kv_heads)
     x = torch.randn(2, 7, 32, dtype=torch.float64)
-    q = attention.wq(x).view(2, 7, 4, 8)
-    k = attention.wk(x).view(2, 7, n_kv_heads, 8).repeat_interleave(4 // n_kv_heads, dim=2)
+    wq, wk, _ = attention.qkv_weights()
+    q = (x @ wq.T).view(2, 7, 4, 8)
+    k = (x @ wk.T).view(2, 7, n_kv_heads, 8).repeat_interleave(4 // n_kv_heads, dim=2)
     positions = torch.arange(3, 10)
     expected = torch.empty(2, 4, 7, 7, dtype=torch.float64)
     for h in range(4):
@@ -235,8 +237,9 @@ def test_nope_scores_are_plain_dot_products_and_nothing_is_rotated(monkeypatch):
     attention = make(position_encoding="none", n_kv_heads=2)
     assert attention.rope is None
     x = torch.randn(2, 6, 32, dtype=torch.float64)
-    q = (x @ attention.wq.weight.T).view(2, 6, 4, 8)
-    k = (x @ attention.wk.weight.T).view(2, 6, 2, 8)
+    wq, wk, _ = attention.qkv_weights()
+    q = (x @ wq.T).view(2, 6, 4, 8)
+    k = (x @ wk.T).view(2, 6, 2, 8)
     plain = torch.einsum("bihd,bjhd->bhij", q, k.repeat_interleave(2, dim=2)) / 8**0.5
     for shift in (0, 5, 1000):
         torch.testing.assert_close(attention.scores(x, torch.arange(6) + shift), plain, rtol=0, atol=1e-12)

@@ -26,7 +26,7 @@ def test_the_weights_are_those_the_model_computes(encoding):
     with torch.no_grad():
         h = model.tok_embeddings(tokens) + (model.pos_embeddings.weight[:12] if encoding == "learned" else 0)  # (B, T, dim)
         x = layer.attention_norm(h)
-        v = layer.attention.wv(x).view(3, 12, 2, 16)  # (B, T, H, D)
+        v = (x @ layer.attention.qkv_weights()[2].T).view(3, 12, 2, 16)  # (B, T, H, D)
         rebuilt = layer.attention.wo(torch.einsum("bhts,bshd->bthd", weights[0], v).reshape(3, 12, 32))
         torch.testing.assert_close(rebuilt, layer.attention(x, use_cache=False), atol=1e-5, rtol=1e-5)
 

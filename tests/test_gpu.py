@@ -35,7 +35,7 @@ def test_attention_with_kv_cache_on_cuda_matches_the_cpu(dtype, atol):
     torch.manual_seed(0)
     cpu = Attention(256, 8, n_kv_heads=2, max_batch_size=2, max_seq_len=128, device="cpu", dtype=dtype)
     gpu = Attention(256, 8, n_kv_heads=2, max_batch_size=2, max_seq_len=128, dtype=dtype)
-    assert gpu.wq.weight.device.type == "cuda", "device=None must pick CUDA when it is there"
+    assert gpu.wqkv.weight.device.type == "cuda", "device=None must pick CUDA when it is there"
     gpu.load_state_dict(cpu.state_dict())
     x = torch.randn(2, 40, 256, generator=torch.Generator().manual_seed(2)).to(dtype)
     with torch.no_grad():

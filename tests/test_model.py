@@ -197,19 +197,23 @@ def test_a_training_step_gives_hugging_faces_gradients(layout):
 
     expected = {
         "tok_embeddings.weight": grad("model.embed_tokens.weight"),
-        "layers.0.attention.wq.weight": grad("model.layers.0.self_attn.q_proj.weight"),
-        "layers.1.attention.wk.weight": grad("model.layers.1.self_attn.k_proj.weight"),
-        "layers.0.attention.wv.weight": grad("model.layers.0.self_attn.v_proj.weight"),
+        "layers.0 W_q": grad("model.layers.0.self_attn.q_proj.weight"),
+        "layers.1 W_k": grad("model.layers.1.self_attn.k_proj.weight"),
+        "layers.0 W_v": grad("model.layers.0.self_attn.v_proj.weight"),
         "layers.1.feed_forward.w2.weight": grad("model.layers.1.mlp.down_proj.weight"),
         "layers.0.ffn_norm.weight": grad("model.layers.0.post_attention_layernorm.weight"),
         "output.weight": grad("lm_head.weight"),
     }
     if layout == "interleaved":  # our rows are theirs permuted, so are the rows of the gradients
-        for key, heads in (("layers.0.attention.wq.weight", 4), ("layers.1.attention.wk.weight", 2)):
+        for key, heads in (("layers.0 W_q", 4), ("layers.1 W_k", 2)):
             expected[key] = permute_rows_to_interleaved(expected[key], heads)
-    ours_named = dict(ours.named_parameters())
+    ours_grads = {name: p.grad for name, p in ours.named_parameters()}
+    for i, layer in enumerate(ours.layers):  # wqkv's gradient, its rows split as W_q, W_k and W_v
+        a = layer.attention
+        rows = [a.n_heads * a.head_dim, a.n_kv_heads * a.head_dim, a.n_kv_heads * a.head_dim]
+        ours_grads.update(zip((f"layers.{i} W_q", f"layers.{i} W_k", f"layers.{i} W_v"), a.wqkv.weight.grad.split(rows)))
     for name, want in expected.items():
-        torch.testing.assert_close(ours_named[name].grad, want, rtol=1e-4, atol=1e-6, msg=name)
+        torch.testing.assert_close(ours_grads[name], want, rtol=1e-4, atol=1e-6, msg=name)
 
 
 def test_training_steps_lower_the_loss():
@@ -238,12 +242,48 @@ def test_an_unpermuted_interleaved_load_gives_other_logits():
     state = hf.state_dict()
     with torch.no_grad():
         for i, layer in enumerate(wrong.layers):
-            layer.attention.wq.weight.copy_(state[f"model.layers.{i}.self_attn.q_proj.weight"])
-            layer.attention.wk.weight.copy_(state[f"model.layers.{i}.self_attn.k_proj.weight"])
+            wq, wk, _ = layer.attention.qkv_weights()
+            wq.copy_(state[f"model.layers.{i}.self_attn.q_proj.weight"])
+            wk.copy_(state[f"model.layers.{i}.self_attn.k_proj.weight"])
         x = tokens(1, 24)
         expected = hf(x).logits
         assert (ours(x, use_cache=False) - expected).abs().max() < 1e-4
         assert (wrong(x, use_cache=False) - expected).abs().max() > 1e-2
+
+
+def metas_names(state: dict, model) -> dict:
+    """A state dict of `model` under Meta's separate names: wqkv split into wq, wk, wv and w13 into w1, w3."""
+    out = {}
+    for key, value in state.items():
+        layer = model.layers[int(key.split(".")[1])] if key.startswith("layers.") else None
+        if key.endswith("attention.wqkv.weight"):
+            out.update(zip((key.replace("wqkv", n) for n in ("wq", "wk", "wv")), layer.attention.qkv_weights()))
+        elif key.endswith("feed_forward.w13.weight"):
+            out.update(zip((key.replace("w13", n) for n in ("w1", "w3")), value.chunk(2)))
+        else:
+            out[key] = value
+    return out
+
+
+def test_metas_separate_weights_load_into_the_stacked_matrices():
+    """W_q, W_k, W_v (and w1, w3) under Meta's names load into wqkv (and w13), stacked in that order: the loaded
+    model computes what the original does; the same weights with W_k and W_v swapped do not load as the original."""
+    ours = ours_from(hf_llama())
+    meta_named = metas_names(ours.state_dict(), ours)
+    assert not any("wqkv" in key or "w13" in key for key in meta_named)
+    again = Model(ours.config)
+    again.load_state_dict(meta_named, strict=True)
+    x = tokens(1, 12)
+    with torch.no_grad():
+        torch.testing.assert_close(again(x, use_cache=False), ours(x, use_cache=False), rtol=0, atol=0)
+    swapped = dict(meta_named)
+    swapped["layers.0.attention.wk.weight"], swapped["layers.0.attention.wv.weight"] = meta_named["layers.0.attention.wv.weight"], meta_named["layers.0.attention.wk.weight"]
+    again.load_state_dict(swapped, strict=True)
+    with torch.no_grad():
+        assert (again(x, use_cache=False) - ours(x, use_cache=False)).abs().max() > 1e-3
+    del meta_named["layers.1.attention.wv.weight"]  # one of the three missing: nothing is stacked, the load names what is wrong
+    with pytest.raises(RuntimeError, match="layers.1.attention.wqkv.weight"):
+        Model(ours.config).load_state_dict(meta_named, strict=True)
 
 
 def test_tied_embeddings_share_one_matrix():

@@ -371,7 +371,8 @@ def test_attention_with_dynamic_ntk_shows_the_cache_pitfall():
     torch.testing.assert_close(again, short, rtol=0, atol=1e-12)
     freqs = rule.frequencies(16, 10000.0, 20)
     with torch.no_grad():
-        q, k = attention.wq(x).view(*x.shape[:2], -1, attention.head_dim), attention.wk(x).view(*x.shape[:2], -1, attention.head_dim)
+        wq, wk, _ = attention.qkv_weights()
+        q, k = (x @ wq.T).view(*x.shape[:2], -1, attention.head_dim), (x @ wk.T).view(*x.shape[:2], -1, attention.head_dim)
     expected = torch.einsum(
         "bthd,bshd->bhts", apply_rope(q, torch.arange(20), inv_freq=freqs), apply_rope(k, torch.arange(20), inv_freq=freqs)
     ) / 4

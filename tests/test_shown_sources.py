@@ -86,10 +86,11 @@ def test_grouped_heads_are_served_as_metas_repeat_kv_serves_them(n_heads, n_kv_h
         return meta.repeat_kv(heads, n_rep)[0].permute(1, 2, 0).reshape(n_heads * 8, dim)
 
     with torch.no_grad():
-        for name in ("wq", "wo"):
-            getattr(plain, name).weight.copy_(getattr(grouped, name).weight)
-        plain.wk.weight.copy_(repeated(grouped.wk.weight))
-        plain.wv.weight.copy_(repeated(grouped.wv.weight))
+        (wq, wk, wv), (plain_q, plain_k, plain_v) = grouped.qkv_weights(), plain.qkv_weights()
+        plain_q.copy_(wq)
+        plain_k.copy_(repeated(wk))
+        plain_v.copy_(repeated(wv))
+        plain.wo.weight.copy_(grouped.wo.weight)
         x = randn(2, 6, dim).double()
         torch.testing.assert_close(grouped(x, use_cache=False), plain(x, use_cache=False), rtol=0, atol=1e-12)
     k = randn(2, 5, n_kv_heads, 8)  # (B, S, Hkv, D)

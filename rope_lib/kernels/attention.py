@@ -9,12 +9,11 @@ from .fused import rotate_pairs_fused
 
 
 class FusedAttention(Attention):
-    """`rope_lib.Attention` whose `rotate` writes RoFormer eq. 34 over the fresh projections in place
-    with `rotate_pairs_fused`: no temporaries and one pass over each. For inference: when autograd
-    has to record the rotation, the eager form of `Attention.rotate` runs instead."""
+    """`rope_lib.Attention` whose `rotate` writes RoFormer eq. 34 over the fresh query and key heads in place
+    with `rotate_pairs_fused`: no temporaries and one pass. For inference: when autograd has to record
+    the rotation, the eager form of `Attention.rotate` runs instead."""
 
-    def rotate(self, q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad):
-            return super().rotate(q, k, cos, sin)
-        rope = {"layout": self.layout, "rotary_dim": self.rotary_dim}
-        return rotate_pairs_fused(q, cos, sin, out=q, **rope), rotate_pairs_fused(k, cos, sin, out=k, **rope)
+    def rotate(self, qk: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and qk.requires_grad:
+            return super().rotate(qk, cos, sin)
+        return rotate_pairs_fused(qk, cos, sin, out=qk, layout=self.layout, rotary_dim=self.rotary_dim)
