@@ -71,6 +71,17 @@ def test_chapter_cites_labels_its_formulas_and_shows_library_source(chapter):
     assert "{literalinclude} " + SECTIONS[language(chapter)][3] in text, "library code shown from its source, not retyped"
 
 
+EQUATION_IN_PARENTHESES = re.compile(r"[(（]\{eq\}`[\w-]+`[)）]")
+"""An {eq} reference inside parentheses: the role prints the number in its own, so the page would show ((4.10))."""
+
+
+@pytest.mark.parametrize("chapter", chapters() + chinese_chapters())
+def test_no_equation_number_is_put_in_parentheses_twice(chapter):
+    assert EQUATION_IN_PARENTHESES.search("the real part ({eq}`cx-dot`).") and EQUATION_IN_PARENTHESES.search("实部（{eq}`cx-dot`）。")
+    found = EQUATION_IN_PARENTHESES.findall((ROOT / f"{chapter}.md").read_text())
+    assert not found, f"{{eq}} already prints (n.m): drop the parentheses around {found}"
+
+
 @pytest.mark.parametrize("chapter", chapters())
 def test_every_library_function_a_chapter_uses_is_tested(chapter):
     text = (ROOT / f"{chapter}.md").read_text()
