@@ -4,6 +4,7 @@ import importlib
 import inspect
 import pkgutil
 import re
+import sys
 
 import pytest
 
@@ -80,6 +81,28 @@ def test_no_equation_number_is_put_in_parentheses_twice(chapter):
     assert EQUATION_IN_PARENTHESES.search("the real part ({eq}`cx-dot`).") and EQUATION_IN_PARENTHESES.search("实部（{eq}`cx-dot`）。")
     found = EQUATION_IN_PARENTHESES.findall((ROOT / f"{chapter}.md").read_text())
     assert not found, f"{{eq}} already prints (n.m): drop the parentheses around {found}"
+
+
+EXERCISE_NAMED_TWICE = re.compile(r"(?:\b[Ee]xercises?|练习)\s*\{ref\}`([\w-]+)`")
+"""The word "exercise" before a {ref} to an exercise: the role prints "Exercise 8.2" itself ("练习 8.2"), so the page
+would read "exercise Exercise 8.2"."""
+
+
+def exercise_labels() -> set[str]:
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import student_notebooks
+    return {exercise.label for chapter in chapters() + chinese_chapters()
+            for exercise in student_notebooks.exercises_of((ROOT / f"{chapter}.md").read_text())}
+
+
+@pytest.mark.parametrize("chapter", chapters() + chinese_chapters())
+def test_no_exercise_is_named_twice(chapter):
+    labels = exercise_labels()
+    assert "llama-ex-start-pos" in labels
+    assert EXERCISE_NAMED_TWICE.findall("; exercise\n{ref}`llama-ex-start-pos` measures") == ["llama-ex-start-pos"]
+    assert EXERCISE_NAMED_TWICE.findall("；练习 {ref}`llama-ex-start-pos` 会") == ["llama-ex-start-pos"]
+    found = [label for label in EXERCISE_NAMED_TWICE.findall((ROOT / f"{chapter}.md").read_text()) if label in labels]
+    assert not found, f"{{ref}} prints the word exercise itself: drop the one before {found}"
 
 
 @pytest.mark.parametrize("chapter", chapters())
