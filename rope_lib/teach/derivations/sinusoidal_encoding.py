@@ -15,57 +15,58 @@ from ..symbolic import rotation_matrix
 
 CHAPTER = "sinusoidal_encoding.md"
 
-M, N, S = sp.symbols("m n s", real=True)  # positions and a shift
-OMEGA = sp.Symbol("omega_t", positive=True)  # the frequency ω_t of one pair
-T = sp.Symbol("t", integer=True, nonnegative=True)  # a pair index
+M, N = sp.symbols("m n", real=True)  # positions
+DELTA = sp.Symbol("Delta", real=True)  # an offset between positions: m + Δ is Δ positions on from m
+THETA = sp.Symbol("theta_i", positive=True)  # the frequency θ_i of one pair
+I = sp.Symbol("i", integer=True, nonnegative=True)  # a pair index
 D = sp.Symbol("d", positive=True, even=True)  # the dimension
-T_SUM = sp.Symbol("t")  # the summation index as sympy's parser writes it (a sum binds a plain symbol)
+I_SUM = sp.Symbol("i")  # the summation index as sympy's parser writes it (a sum binds a plain symbol)
 D_SMALL = 4
-"""The dimension at which a sum over the pairs is checked: d = 4, pairs t = 0 and 1."""
+"""The dimension at which a sum over the pairs is checked: d = 4, pairs i = 0 and 1."""
 
 
-def _frequency(t, d=D):
-    """ω_t = 10000^(−2t/d) (eq. sin-encoding)."""
-    return sp.Integer(10000) ** (-2 * t / sp.sympify(d))
+def _frequency(i, d=D):
+    """θ_i = 10000^(−2i/d) (eq. sin-encoding)."""
+    return sp.Integer(10000) ** (-2 * i / sp.sympify(d))
 
 
-def _wavelength(t):
-    """λ_t = 2π/ω_t: the positions pair t takes to come back to the same values."""
-    return 2 * sp.pi / _frequency(t)
+def _wavelength(i):
+    """λ_i = 2π/θ_i: the positions pair i takes to come back to the same values."""
+    return 2 * sp.pi / _frequency(i)
 
 
 def _pair(position) -> sp.Matrix:
-    """(p_{m,2t}, p_{m,2t+1}) = (sin mω_t, cos mω_t) at position m (eq. sin-encoding)."""
-    return sp.Matrix([sp.sin(position * OMEGA), sp.cos(position * OMEGA)])
+    """(p_{m,2i}, p_{m,2i+1}) = (sin mθ_i, cos mθ_i) at position m (eq. sin-encoding)."""
+    return sp.Matrix([sp.sin(position * THETA), sp.cos(position * THETA)])
 
 
 def _wavelengths() -> Check:
     return Check(
-        _wavelength(T + 1) / _wavelength(T),
+        _wavelength(I + 1) / _wavelength(I),
         sp.Integer(10000) ** (2 / D),
-        rule=Words("λ_t = 2π/ω_t with ω_t of eq. sin-encoding: 2π cancels, and the exponents subtract", "λ_t = 2π/ω_t，ω_t 取自公式 sin-encoding：2π 约去，指数相减"),
+        rule=Words("λ_i = 2π/θ_i with θ_i of eq. sin-encoding: 2π cancels, and the exponents subtract", "λ_i = 2π/θ_i，θ_i 取自公式 sin-encoding：2π 约去，指数相减"),
     )
 
 
 def _shift() -> Check:
-    step = sp.Matrix([[sp.cos(S * OMEGA), sp.sin(S * OMEGA)], [-sp.sin(S * OMEGA), sp.cos(S * OMEGA)]])
+    step = sp.Matrix([[sp.cos(DELTA * THETA), sp.sin(DELTA * THETA)], [-sp.sin(DELTA * THETA), sp.cos(DELTA * THETA)]])
     return Check(
-        _pair(M + S),
+        _pair(M + DELTA),
         step * _pair(M),
-        rotation_matrix(-S * OMEGA) * _pair(M),
-        rule=Words("the addition formulas of sin and cos at mω_t + sω_t; the matrix is R(α) at α = −sω_t, as cos is even and sin odd", "在 mω_t + sω_t 处用 sin 和 cos 的和角公式；由于 cos 是偶函数、sin 是奇函数，这个矩阵就是 α = −sω_t 时的 R(α)"),
-        names={r"R(-s\,\omega_t)": rotation_matrix(-S * OMEGA)},
+        rotation_matrix(-DELTA * THETA) * _pair(M),
+        rule=Words("the addition formulas of sin and cos at mθ_i + Δθ_i; the matrix is R(α) at α = −Δθ_i, as cos is even and sin odd", "在 mθ_i + Δθ_i 处用 sin 和 cos 的和角公式；由于 cos 是偶函数、sin 是奇函数，这个矩阵就是 α = −Δθ_i 时的 R(α)"),
+        names={r"R(-\Delta\,\theta_i)": rotation_matrix(-DELTA * THETA)},
     )
 
 
 def _dot() -> Check:
-    frequencies = [_frequency(t, D_SMALL) for t in range(D_SMALL // 2)]
+    frequencies = [_frequency(i, D_SMALL) for i in range(D_SMALL // 2)]
     by_coordinates = sum(sp.sin(M * w) * sp.sin(N * w) + sp.cos(M * w) * sp.cos(N * w) for w in frequencies)
     return Check(
         by_coordinates,
         sum(sp.cos((M - N) * w) for w in frequencies),
-        rule=Words(f"d = {D_SMALL}, pairs t = 0, 1: each pair adds sin mω_t sin nω_t + cos mω_t cos nω_t, which is cos((m − n)ω_t)", f"d = {D_SMALL}，维度对 t = 0, 1：每一对贡献 sin mω_t sin nω_t + cos mω_t cos nω_t，即 cos((m − n)ω_t)"),
-        names={r"\mathbf{p}_m^\top \mathbf{p}_n": by_coordinates, r"\omega_t": _frequency(T_SUM, D_SMALL), "d/2": sp.Integer(D_SMALL // 2)},
+        rule=Words(f"d = {D_SMALL}, pairs i = 0, 1: each pair adds sin mθ_i sin nθ_i + cos mθ_i cos nθ_i, which is cos((m − n)θ_i)", f"d = {D_SMALL}，维度对 i = 0, 1：每一对贡献 sin mθ_i sin nθ_i + cos mθ_i cos nθ_i，即 cos((m − n)θ_i)"),
+        names={r"\mathbf{p}_m^\top \mathbf{p}_n": by_coordinates, r"\theta_i": _frequency(I_SUM, D_SMALL), "d/2": sp.Integer(D_SMALL // 2)},
     )
 
 
@@ -104,7 +105,7 @@ CHECKS = {
 
 UNCHECKED = {
     "sin-additive": Words("the definition of the additive encoding, f_q(x_m, m) = W_q(x_m + p_m) and likewise for k and v", "加性编码的定义，f_q(x_m, m) = W_q(x_m + p_m)，k 和 v 同理"),
-    "sin-encoding": Words("the definition of the table of sines and cosines and of its frequencies ω_t", "正弦余弦表及其频率 ω_t 的定义"),
+    "sin-encoding": Words("the definition of the table of sines and cosines and of its frequencies θ_i", "正弦余弦表及其频率 θ_i 的定义"),
 }
 """The displayed equations that define rather than state an identity."""
 
@@ -112,11 +113,11 @@ UNCHECKED = {
 def _shift_in_cosine_first_order() -> Check:
     swap = sp.Matrix([[0, 1], [1, 0]])  # (sin, cos) ↦ (cos, sin)
     return Check(
-        swap * _pair(M + S),
-        rotation_matrix(S * OMEGA) * (swap * _pair(M)),
+        swap * _pair(M + DELTA),
+        rotation_matrix(DELTA * THETA) * (swap * _pair(M)),
         rule=Words(
-            "the step of eq. sin-shift with the cosine written first: the same addition formulas give R(+sω_t), the counter-clockwise turn RoPE uses",
-            "把公式 sin-shift 的这一步改成余弦在前：同样的和角公式给出 R(+sω_t)，即 RoPE 所用的逆时针转动",
+            "the step of eq. sin-shift with the cosine written first: the same addition formulas give R(+Δθ_i), the counter-clockwise turn RoPE uses",
+            "把公式 sin-shift 的这一步改成余弦在前：同样的和角公式给出 R(+Δθ_i)，即 RoPE 所用的逆时针转动",
         ),
     )
 

@@ -36,8 +36,8 @@ def check_walk_encoding(walk_encoding, *, lang: str = "en") -> CheckResult:
                                         f"{call}：sin 和 cos 放反了——p_0 = (sin 0, cos 0, …) = (0, 1, 0, 1, …)：偶数列是正弦，奇数列是余弦")),
                 (lambda: sinusoidal_position(-m, d), Words(f"{call}: direction — row m holds p_(−m); one position forward is the rotation R^d_(Θ,−1), not R^d_(Θ,1)",
                                                            f"{call}：方向——第 m 行是 p_(−m)；向前走一个位置是旋转 R^d_(Θ,−1)，而不是 R^d_(Θ,1)")),
-                (lambda: shifted, Words(f"{call}: frequencies — column pair t uses ω_t = 10000^(−2t/d) with t counted from 0, so columns 0 and 1 turn by one radian per position",
-                                        f"{call}：频率——第 t 对列用 ω_t = 10000^(−2t/d)，t 从 0 开始数，所以第 0、1 列每个位置转 1 弧度")),
+                (lambda: shifted, Words(f"{call}: frequencies — column pair i uses θ_i = 10000^(−2i/d) with i counted from 0, so columns 0 and 1 turn by one radian per position",
+                                        f"{call}：频率——第 i 对列用 θ_i = 10000^(−2i/d)，i 从 0 开始数，所以第 0、1 列每个位置转 1 弧度")),
                 (lambda: sinusoidal_position(m + 1, d), Words(f"{call}: off by one — row 0 must be p_0, the position 0; your table starts at p_1",
                                                               f"{call}：差了一位——第 0 行必须是位置 0 的 p_0；你的表从 p_1 开始")),
                 (lambda: expected, float32_hint(call, np.abs(got - expected).max(), Words(

@@ -13,7 +13,7 @@ from .style import DIVERGING_CMAP, new_figure, series_style, subscript
 
 
 def plot_sinusoidal_encoding(seq_len: int, d: int, base: float = DEFAULT_BASE, *, lang: str = "en") -> Figure:
-    """Heatmap of P: row i is p_i, column j one coordinate; columns oscillate more slowly from left to right."""
+    """Heatmap of P: row m is p_m, column j one coordinate; columns oscillate more slowly from left to right."""
     require_language(lang)
     table = sinusoidal_encoding(seq_len, d, base)
     lam = wavelengths(d, base)
@@ -33,27 +33,31 @@ def plot_sinusoidal_encoding(seq_len: int, d: int, base: float = DEFAULT_BASE, *
     ax = fig.add_subplot()
     image = ax.imshow(table, cmap=DIVERGING_CMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
     ax.set_xlabel(text(lang, en="coordinate j (even: sin, odd: cos)", zh="坐标 j（偶数：sin，奇数：cos）"))
-    ax.set_ylabel(text(lang, en="position i", zh="位置 i"))
+    ax.set_ylabel(text(lang, en="position m", zh="位置 m"))
     ax.set_title(text(lang, en=f"sinusoidal encoding P, {seq_len} positions, d = {d}", zh=f"正弦位置编码 P，{seq_len} 个位置，d = {d}"))
-    fig.colorbar(image, ax=ax, label="$p_{i,j}$")
+    fig.colorbar(image, ax=ax, label="$p_{m,j}$")
     return fig
 
 
 def plot_sinusoidal_pair(m: int, t: int, d: int, base: float = DEFAULT_BASE, trail: int = 12, *, lang: str = "en") -> Figure:
-    """The point (p_{m,2t}, p_{m,2t+1}) = (sin mω_t, cos mω_t) on the unit circle, with the positions before it."""
+    """The point (p_{m,2i}, p_{m,2i+1}) = (sin mθ_i, cos mθ_i) on the unit circle, with the positions before it.
+
+    The pair index is the keyword t (the widget's control name); the figure writes it i.
+    """
     require_language(lang)
-    omega = float(inv_freq(d, base)[t])
+    i = t  # the pair index, as the figure writes it
+    omega = float(inv_freq(d, base)[i])
     previous = np.arange(max(0, m - trail), m + 1)
-    points = sinusoidal_pair(previous, t, d, base)  # (len(previous), 2)
+    points = sinusoidal_pair(previous, i, d, base)  # (len(previous), 2)
     here = points[-1]
     fig = new_figure(
         text(
             lang,
-            en=f"The unit circle with horizontal axis p_(m,2t) (the sine) and vertical axis p_(m,2t+1) (the cosine), for "
-            f"pair t = {t} of d = {d} (frequency {omega:.4g} radians per position). The point of position m = {m} is "
+            en=f"The unit circle with horizontal axis p_(m,2i) (the sine) and vertical axis p_(m,2i+1) (the cosine), for "
+            f"pair i = {i} of d = {d} (frequency {omega:.4g} radians per position). The point of position m = {m} is "
             f"at ({here[0]:.3f}, {here[1]:.3f}), angle {np.degrees(m * omega) % 360:.1f} degrees clockwise from the "
             f"top; dots mark positions {previous[0]} to {m}, each {np.degrees(omega):.2f} degrees further clockwise.",
-            zh=f"单位圆，横轴为 p_(m,2t)（正弦），纵轴为 p_(m,2t+1)（余弦），画的是 d = {d} 中的第 t = {t} 对"
+            zh=f"单位圆，横轴为 p_(m,2i)（正弦），纵轴为 p_(m,2i+1)（余弦），画的是 d = {d} 中的第 i = {i} 对"
             f"（频率为每个位置 {omega:.4g} 弧度）。位置 m = {m} 的点位于 ({here[0]:.3f}, {here[1]:.3f})，"
             f"从正上方顺时针转过 {np.degrees(m * omega) % 360:.1f} 度；圆点标出位置 {previous[0]} 到 {m}，"
             f"每个比前一个再顺时针转 {np.degrees(omega):.2f} 度。",
@@ -68,10 +72,10 @@ def plot_sinusoidal_pair(m: int, t: int, d: int, base: float = DEFAULT_BASE, tra
     ax.plot([here[0]], [here[1]], linestyle="none", marker=point_style["marker"], markersize=9, color=point_style["color"], label=text(lang, en=f"position m = {m}", zh=f"位置 m = {m}"))
     ax.set_xlim(-1.25, 1.25)
     ax.set_ylim(-1.25, 1.25)
-    ax.set_xlabel(f"$p_{{m,{2 * t}}} = \\sin(m\\,\\omega_{t})$")
-    ax.set_ylabel(f"$p_{{m,{2 * t + 1}}} = \\cos(m\\,\\omega_{t})$")
-    # mathtext has no Chinese glyphs: the Chinese title writes ω in Unicode
-    ax.set_title(text(lang, en=f"pair t = {t}, $\\omega_{t}$ = {omega:.4g}, m = {m}", zh=f"第 t = {t} 对，ω{subscript(t)} = {omega:.4g}，m = {m}"), fontsize=10)
+    ax.set_xlabel(f"$p_{{m,{2 * i}}} = \\sin(m\\,\\theta_{i})$")
+    ax.set_ylabel(f"$p_{{m,{2 * i + 1}}} = \\cos(m\\,\\theta_{i})$")
+    # mathtext has no Chinese glyphs: the Chinese title writes θ in Unicode
+    ax.set_title(text(lang, en=f"pair i = {i}, $\\theta_{i}$ = {omega:.4g}, m = {m}", zh=f"第 i = {i} 对，θ{subscript(i)} = {omega:.4g}，m = {m}"), fontsize=10)
     ax.legend(loc="lower left", fontsize=8)
     return fig
 
