@@ -1,7 +1,7 @@
 """Absolute sinusoidal position encoding (Vaswani et al. 2017), chapter
 "Absolute sinusoidal encoding":
 
-    p_{i,2t} = sin(i / base^(2t/d)),   p_{i,2t+1} = cos(i / base^(2t/d)).
+    p_{m,2i} = sin(m / base^(2i/d)),   p_{m,2i+1} = cos(m / base^(2i/d)):  position m, pair i.
 """
 
 from __future__ import annotations
@@ -18,21 +18,21 @@ from .frequencies import DEFAULT_BASE, angles
 def sinusoidal_encoding_loop(seq_len: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """The encoding one entry at a time, as the original article writes it: slow and obvious.
 
-    Each column j uses the exponent 2·(j // 2)/d, so columns 2t and 2t+1 share
+    Each column j uses the exponent 2·(j // 2)/d, so columns 2i and 2i+1 share
     one frequency; even columns take the sine, odd columns the cosine.
     """
     seq_len = require_positive_int(seq_len, "seq_len")
     d = require_even_dim(d, "d")
     table = np.empty((seq_len, d))
-    for i in range(seq_len):
+    for m in range(seq_len):
         for j in range(d):
-            angle = i / base ** (2 * (j // 2) / d)
-            table[i, j] = math.sin(angle) if j % 2 == 0 else math.cos(angle)
+            angle = m / base ** (2 * (j // 2) / d)
+            table[m, j] = math.sin(angle) if j % 2 == 0 else math.cos(angle)
     return table
 
 
 def sinusoidal_encoding(seq_len: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
-    """The same (seq_len, d) table in one vectorised step from the shared angles m·θ_t."""
+    """The same (seq_len, d) table in one vectorised step from the shared angles m·θ_i."""
     seq_len = require_positive_int(seq_len, "seq_len")
     return sinusoidal_position(np.arange(seq_len), d, base)  # (seq_len, d)
 
@@ -46,22 +46,22 @@ def sinusoidal_position(m, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     return p
 
 
-def sinusoidal_pair(m, t: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
-    """(p_{m,2t}, p_{m,2t+1}) = (sin mω_t, cos mω_t), ω_t = base^(−2t/d): the point of pair t.
+def sinusoidal_pair(m, i: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """(p_{m,2i}, p_{m,2i+1}) = (sin mθ_i, cos mθ_i), θ_i = base^(−2i/d): the point of pair i.
 
     m is a position or an array of them; the result has shape m.shape + (2,).
     As m grows the point walks round the unit circle, clockwise in these
-    (sine, cosine) coordinates: pair t of p_{m+k} = R(−kω_t) · pair t of p_m.
+    (sine, cosine) coordinates: pair i of p_{m+Δ} = R(−Δθ_i) · pair i of p_m.
     """
     d = require_even_dim(d, "d")
-    if isinstance(t, bool) or not isinstance(t, numbers.Integral) or not 0 <= t < d // 2:
-        raise ValueError(f"t must be a pair index in [0, {d // 2}) for d = {d}, got {t!r}")
-    return sinusoidal_position(m, d, base)[..., 2 * t : 2 * t + 2]  # m.shape + (2,)
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < d // 2:
+        raise ValueError(f"i must be a pair index in [0, {d // 2}) for d = {d}, got {i!r}")
+    return sinusoidal_position(m, d, base)[..., 2 * i : 2 * i + 2]  # m.shape + (2,)
 
 
 def absolute_position_score(x_m, x_n, m, n, w_q, w_k, base: float = DEFAULT_BASE) -> float:
     """(W_q (x_m + p_m))·(W_k (x_n + p_n)): the query–key score when positions are added to the
-    embeddings (RoFormer eq. 3 with the p_i of eq. 4, the Transformer's scheme), before the 1/√d scaling.
+    embeddings (RoFormer eq. 3 with the p_m of eq. 4, the Transformer's scheme), before the 1/√d scaling.
 
     It expands into four terms, and only the p_m·p_n part depends on m − n alone.
     """

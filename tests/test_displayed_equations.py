@@ -33,7 +33,7 @@ def test_page_equations_finds_labelled_displays_in_order_indented_too(tmp_path):
     [
         (r"(a + \mathrm{i}b)(c + \mathrm{i}d) = (ac - bd) + \mathrm{i}\,(ad + bc),", [(a + sp.I * b) * (c + sp.I * d), a * c - b * d + sp.I * (a * d + b * c)]),
         (r"e^{\mathrm{i}x} = \cos x + \mathrm{i}\sin x.", [sp.exp(sp.I * x), sp.cos(x) + sp.I * sp.sin(x)]),
-        (r"(q_1 + \mathrm{i}q_2)^{*} = q_1 - \mathrm{i}q_2", [sp.conjugate(q1 + sp.I * q2), q1 - sp.I * q2]),
+        (r"\overline{q_1 + \mathrm{i}q_2} = q_1 - \mathrm{i}q_2", [sp.conjugate(q1 + sp.I * q2), q1 - sp.I * q2]),
         (r"\begin{aligned} a ={}& \big(b + c\big) \\ &+ d \end{aligned}", [a, b + c + d]),
         (r"\sum_{j=1}^{3} x = 3x", [sp.Sum(x, (sp.Symbol("j"), 1, 3)), 3 * x]),
     ],

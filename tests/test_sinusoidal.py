@@ -56,7 +56,7 @@ def test_absolute_position_score_is_the_four_term_expansion():
 
 
 def test_bad_input_is_named():
-    with pytest.raises(ValueError, match=r"t must be a pair index in \[0, 4\) for d = 8, got 4"):
+    with pytest.raises(ValueError, match=r"i must be a pair index in \[0, 4\) for d = 8, got 4"):
         sinusoidal_pair(0, 4, 8)
     with pytest.raises(ValueError, match="d must be a positive even integer"):
         sinusoidal_position(0, 7)

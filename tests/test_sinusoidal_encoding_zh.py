@@ -25,7 +25,7 @@ FIGURES = {
     "plot_sinusoidal_encoding": lambda lang: plot_sinusoidal_encoding(40, 16, lang=lang),
     "plot_sinusoidal_pair": lambda lang: plot_sinusoidal_pair(5, 1, 8, lang=lang),
     "plot_absolute_scores_under_shift": shifted_scores,
-    "sinusoidal_pair_widget": lambda lang: sinusoidal_pair_widget(d=32, lang=lang).figure(m=9, t=12),
+    "sinusoidal_pair_widget": lambda lang: sinusoidal_pair_widget(d=32, lang=lang).figure(m=9, i=12),
 }
 
 
@@ -51,14 +51,14 @@ def test_figures_refuse_an_unknown_language(name):
 
 
 def test_the_pair_title_keeps_its_math_in_english_and_its_unicode_in_chinese():
-    assert plot_sinusoidal_pair(5, 1, 8).axes[0].get_title().startswith("pair t = 1, $\\omega_1$")
-    assert plot_sinusoidal_pair(5, 1, 8, lang="zh").axes[0].get_title().startswith("第 t = 1 对，ω₁ = ")
+    assert plot_sinusoidal_pair(5, 1, 8).axes[0].get_title().startswith("pair i = 1, $\\theta_1$")
+    assert plot_sinusoidal_pair(5, 1, 8, lang="zh").axes[0].get_title().startswith("第 i = 1 对，θ₁ = ")
 
 
 def test_the_widget_labels_its_controls_in_chinese():
     widget = sinusoidal_pair_widget(lang="zh")
     assert widget.lang == "zh" and all(has_chinese(c.label) for c in widget.controls)
-    assert [c.label for c in sinusoidal_pair_widget().controls] == ["position m", "pair t"]
+    assert [c.label for c in sinusoidal_pair_widget().controls] == ["position m", "pair i"]
 
 
 def test_the_check_speaks_chinese_with_lang_zh():

@@ -15,7 +15,7 @@ page's LaTeX then fails the check, and so the book build.
 The parser (sympy's ANTLR grammar) reads standard LaTeX. Before parsing, the notation the book
 uses is rewritten into what it reads: the imaginary unit \\mathrm{i} becomes sympy's I and e^{…}
 the exponential; spacing (\\, \\! {}), sizing (\\big …), alignment (aligned, &, \\\\) and a
-final full stop or comma are dropped; (z)^{*} is the conjugate; \\mathbf{x} is x; a
+final full stop or comma are dropped; \\overline{z} is the conjugate; \\mathbf{x} is x; a
 \\begin{pmatrix} … \\end{pmatrix} is a sympy Matrix, and matrices written side by side multiply.
 Names the parser cannot read (f_q(\\mathbf{x}_m, m), ⟨f_q, f_k⟩) are given by the caller as
 `names`: exact LaTeX → the sympy expression it stands for. Symbols are matched to the checked
@@ -79,21 +79,6 @@ def _split_top_level(latex: str, separator: str) -> list[str]:
     return parts + [latex[start:]]
 
 
-def _conjugates(latex: str) -> str:
-    """(z)^{*} → \\overline{(z)}: the book writes the conjugate as a star, which the parser does not read."""
-    while (at := latex.find(")^{*}")) != -1:
-        depth, i = 0, at
-        while i >= 0:
-            depth += {")": 1, "(": -1}.get(latex[i], 0)
-            if depth == 0:
-                break
-            i -= 1
-        if i < 0:
-            raise ValueError(f"latex has a ^{{*}} after an unmatched parenthesis: {latex!r}")
-        latex = latex[:i] + r"\overline{" + latex[i : at + 1] + "}" + latex[at + 5 :]
-    return latex
-
-
 def _unit_products(latex: str) -> str:
     """A Greek letter before a parenthesis is a product, not a call: \\iota (a + b) → \\iota \\cdot (a + b)."""
     return re.sub(r"\\(%s)(?![a-zA-Z])\s*\(" % "|".join(GREEK), r"\\\1 \\cdot (", latex)
@@ -107,7 +92,7 @@ def _normalise(latex: str) -> str:
         latex = pattern.sub(replacement, latex)
     pieces = _PMATRIX.split(latex)  # alignment marks & and \\ go, but not inside a matrix
     latex = "".join(piece if i % 2 else re.sub(r"&|\\\\", " ", piece) for i, piece in enumerate(pieces))
-    return re.sub(r"\s+", " ", _unit_products(_conjugates(latex))).strip()
+    return re.sub(r"\s+", " ", _unit_products(latex)).strip()
 
 
 def _symbol_key(name: str) -> str:
@@ -295,7 +280,7 @@ WORKED_LATEX_CHARS = 160
 
 
 def _greek(name: str) -> str | None:
-    """A parsed symbol's LaTeX where sympy's own would be wrong: Theta_{q} → \\Theta_{q}; None for the others."""
+    """A parsed symbol's LaTeX where sympy's own would be wrong: varphi_{q} → \\varphi_{q}; None for the others."""
     base = name.split("_", 1)[0]
     return "\\" + name if base in GREEK and "_{" in name else None
 

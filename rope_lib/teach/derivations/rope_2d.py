@@ -22,9 +22,12 @@ _R = rope_2d()
 Q1, Q2 = _R.q
 K1, K2 = _R.k
 M, N, THETA = _R.m, _R.n, _R.theta
-R_Q, R_K, A = sp.symbols("r_q r_k a", positive=True)  # the lengths |q|, |k|, and a radial growth per position
-THETA_Q, THETA_K = sp.symbols("theta_q theta_k", real=True)  # the angles of q and k
-RQ_M, RK_N, PHI_Q, PHI_K = sp.symbols("R_q R_k Theta_q Theta_k", real=True)  # polar parts of f_q(x_m, m), f_k(x_n, n)
+R_Q, R_K, A = sp.symbols("|q| |k| a", positive=True)  # the lengths of q and k, and a radial growth per position
+ARG_Q = sp.Symbol("arg_q", real=True)  # the angle of q
+R_1, R_2 = sp.symbols("r_1 r_2", positive=True)  # two lengths and two angles: any two complex numbers in polar form
+PHI_1, PHI_2 = sp.symbols("varphi_1 varphi_2", real=True)
+LENGTHS = {"|q|": R_Q, "|k|": R_K}
+"""The page writes the lengths of q and k as |q| and |k|."""
 J = sp.Symbol("j", integer=True)
 
 INNER = r"\langle f_q, f_k\rangle"
@@ -54,14 +57,16 @@ def _relative_form():
 
 def polar_product() -> Check:
     return Check(
-        RQ_M * sp.exp(sp.I * PHI_Q) * sp.conjugate(RK_N * sp.exp(sp.I * PHI_K)),
-        RQ_M * RK_N * sp.exp(sp.I * (PHI_Q - PHI_K)),
-        rule=Words("the conjugate of exp(iΘ) is exp(−iΘ), and exponents add", "exp(iΘ) 的共轭是 exp(−iΘ)，指数相加"),
+        R_1 * sp.exp(sp.I * PHI_1) * sp.conjugate(R_2 * sp.exp(sp.I * PHI_2)),
+        R_1 * R_2 * sp.exp(sp.I * (PHI_1 - PHI_2)),
+        rule=Words("the conjugate of exp(iφ) is exp(−iφ), and exponents add", "exp(iφ) 的共轭是 exp(−iφ)，指数相加"),
     )
 
 
 def radial_with_growth() -> Check:
-    return Check((R_Q * A**M) * (R_K * A ** (-N)), R_Q * R_K * A ** (M - N), rule=Words("powers of a multiply by adding exponents", "a 的幂相乘，指数相加"))
+    return Check(
+        (R_Q * A**M) * (R_K * A ** (-N)), R_Q * R_K * A ** (M - N), rule=Words("powers of a multiply by adding exponents", "a 的幂相乘，指数相加"), names=LENGTHS
+    )
 
 
 def angle_linear() -> Check:
@@ -70,9 +75,10 @@ def angle_linear() -> Check:
 
 def assembled_query() -> Check:
     return Check(
-        R_Q * sp.exp(sp.I * (THETA_Q + M * THETA)),
-        (R_Q * sp.exp(sp.I * THETA_Q)) * sp.exp(sp.I * M * THETA),
+        R_Q * sp.exp(sp.I * (ARG_Q + M * THETA)),
+        (R_Q * sp.exp(sp.I * ARG_Q)) * sp.exp(sp.I * M * THETA),
         rule=Words("exp(i(α + β)) = exp(iα) exp(iβ)", "exp(i(α + β)) = exp(iα) exp(iβ)"),
+        names={"|q|": R_Q, r"\arg q": ARG_Q},
     )
 
 

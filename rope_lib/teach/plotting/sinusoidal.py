@@ -39,14 +39,10 @@ def plot_sinusoidal_encoding(seq_len: int, d: int, base: float = DEFAULT_BASE, *
     return fig
 
 
-def plot_sinusoidal_pair(m: int, t: int, d: int, base: float = DEFAULT_BASE, trail: int = 12, *, lang: str = "en") -> Figure:
-    """The point (p_{m,2i}, p_{m,2i+1}) = (sin mθ_i, cos mθ_i) on the unit circle, with the positions before it.
-
-    The pair index is the keyword t (the widget's control name); the figure writes it i.
-    """
+def plot_sinusoidal_pair(m: int, i: int, d: int, base: float = DEFAULT_BASE, trail: int = 12, *, lang: str = "en") -> Figure:
+    """The point (p_{m,2i}, p_{m,2i+1}) = (sin mθ_i, cos mθ_i) of pair i on the unit circle, with the positions before it."""
     require_language(lang)
-    i = t  # the pair index, as the figure writes it
-    omega = float(inv_freq(d, base)[i])
+    theta = float(inv_freq(d, base)[i])
     previous = np.arange(max(0, m - trail), m + 1)
     points = sinusoidal_pair(previous, i, d, base)  # (len(previous), 2)
     here = points[-1]
@@ -54,13 +50,13 @@ def plot_sinusoidal_pair(m: int, t: int, d: int, base: float = DEFAULT_BASE, tra
         text(
             lang,
             en=f"The unit circle with horizontal axis p_(m,2i) (the sine) and vertical axis p_(m,2i+1) (the cosine), for "
-            f"pair i = {i} of d = {d} (frequency {omega:.4g} radians per position). The point of position m = {m} is "
-            f"at ({here[0]:.3f}, {here[1]:.3f}), angle {np.degrees(m * omega) % 360:.1f} degrees clockwise from the "
-            f"top; dots mark positions {previous[0]} to {m}, each {np.degrees(omega):.2f} degrees further clockwise.",
+            f"pair i = {i} of d = {d} (frequency {theta:.4g} radians per position). The point of position m = {m} is "
+            f"at ({here[0]:.3f}, {here[1]:.3f}), angle {np.degrees(m * theta) % 360:.1f} degrees clockwise from the "
+            f"top; dots mark positions {previous[0]} to {m}, each {np.degrees(theta):.2f} degrees further clockwise.",
             zh=f"单位圆，横轴为 p_(m,2i)（正弦），纵轴为 p_(m,2i+1)（余弦），画的是 d = {d} 中的第 i = {i} 对"
-            f"（频率为每个位置 {omega:.4g} 弧度）。位置 m = {m} 的点位于 ({here[0]:.3f}, {here[1]:.3f})，"
-            f"从正上方顺时针转过 {np.degrees(m * omega) % 360:.1f} 度；圆点标出位置 {previous[0]} 到 {m}，"
-            f"每个比前一个再顺时针转 {np.degrees(omega):.2f} 度。",
+            f"（频率为每个位置 {theta:.4g} 弧度）。位置 m = {m} 的点位于 ({here[0]:.3f}, {here[1]:.3f})，"
+            f"从正上方顺时针转过 {np.degrees(m * theta) % 360:.1f} 度；圆点标出位置 {previous[0]} 到 {m}，"
+            f"每个比前一个再顺时针转 {np.degrees(theta):.2f} 度。",
         ),
         figsize=(4.4, 4.2),
     )
@@ -75,7 +71,7 @@ def plot_sinusoidal_pair(m: int, t: int, d: int, base: float = DEFAULT_BASE, tra
     ax.set_xlabel(f"$p_{{m,{2 * i}}} = \\sin(m\\,\\theta_{i})$")
     ax.set_ylabel(f"$p_{{m,{2 * i + 1}}} = \\cos(m\\,\\theta_{i})$")
     # mathtext has no Chinese glyphs: the Chinese title writes θ in Unicode
-    ax.set_title(text(lang, en=f"pair i = {i}, $\\theta_{i}$ = {omega:.4g}, m = {m}", zh=f"第 i = {i} 对，θ{subscript(i)} = {omega:.4g}，m = {m}"), fontsize=10)
+    ax.set_title(text(lang, en=f"pair i = {i}, $\\theta_{i}$ = {theta:.4g}, m = {m}", zh=f"第 i = {i} 对，θ{subscript(i)} = {theta:.4g}，m = {m}"), fontsize=10)
     ax.legend(loc="lower left", fontsize=8)
     return fig
 
