@@ -70,11 +70,11 @@ def plot_pairing_layouts(d: int = 8, *, lang: str = "en") -> Figure:
         text(
             lang,
             en=f"Two rows of {d} boxes, the coordinates of one attention head, coloured by rotation pair. Top, Meta's "
-            f"interleaved layout: pair j joins the neighbours 2j and 2j+1, so pair {e} is {top_pair}. Bottom, Hugging Face's half "
-            f"layout (rotate_half): pair j joins j and j + {half}, so pair {e} is {bottom_pair}. Arrows between the rows show "
+            f"interleaved layout: pair i joins the neighbours 2i and 2i+1, so pair {e} is {top_pair}. Bottom, Hugging Face's half "
+            f"layout (rotate_half): pair i joins i and i + {half}, so pair {e} is {bottom_pair}. Arrows between the rows show "
             f"where permute_rows_to_half moves each coordinate, {moves}; permute_rows_to_interleaved moves them back.",
-            zh=f"两行各 {d} 个方框，是一个注意力头的各个坐标，按旋转维度对着色。上行是 Meta 的交错布局：第 j 对连接相邻的 2j 和 "
-            f"2j+1，所以第 {e} 对是 {top_pair}。下行是 Hugging Face 的半分布局（rotate_half）：第 j 对连接 j 和 j + {half}，"
+            zh=f"两行各 {d} 个方框，是一个注意力头的各个坐标，按旋转维度对着色。上行是 Meta 的交错布局：第 i 对连接相邻的 2i 和 "
+            f"2i+1，所以第 {e} 对是 {top_pair}。下行是 Hugging Face 的半分布局（rotate_half）：第 i 对连接 i 和 i + {half}，"
             f"所以第 {e} 对是 {bottom_pair}。两行之间的箭头表示 permute_rows_to_half 把每个坐标移到哪里：{moves}；"
             f"permute_rows_to_interleaved 再把它们移回来。",
         ),
@@ -109,12 +109,12 @@ def plot_pairing_layouts(d: int = 8, *, lang: str = "en") -> Figure:
     ax.text(d - 0.2, middle + 0.2, "↓ permute_rows_to_half", ha="left", va="bottom", fontsize=10)
     ax.text(d - 0.2, middle - 0.2, "↑ permute_rows_to_interleaved", ha="left", va="top", fontsize=10)
     ax.text(-0.5, PAIRING_ROWS["interleaved"] + box + 0.85,
-            text(lang, en="Meta, interleaved: pair j = (2j, 2j+1)", zh="Meta，交错布局：第 j 对 = (2j, 2j+1)"),
+            text(lang, en="Meta, interleaved: pair i = (2i, 2i+1)", zh="Meta，交错布局：第 i 对 = (2i, 2i+1)"),
             ha="left", va="bottom", fontsize=11)
     lowest = PAIRING_ROWS["half"] - box - 0.05 - 0.3 - 0.32 * (half - 1) - 0.35
     ax.text(-0.5, lowest,
-            text(lang, en=f"Hugging Face, half (rotate_half): pair j = (j, j + {half})",
-                 zh=f"Hugging Face，半分布局（rotate_half）：第 j 对 = (j, j + {half})"),
+            text(lang, en=f"Hugging Face, half (rotate_half): pair i = (i, i + {half})",
+                 zh=f"Hugging Face，半分布局（rotate_half）：第 i 对 = (i, i + {half})"),
             ha="left", va="top", fontsize=11)
     ax.set_xlim(-0.6, d + 3.4)
     ax.set_ylim(lowest - 0.45, PAIRING_ROWS["interleaved"] + box + 1.3)

@@ -79,7 +79,7 @@ def plot_phasor_sum(q, k, relative: int, base: float = DEFAULT_BASE, *, lang: st
     running.set_xlim(-0.03 * distance[-1], 1.03 * distance[-1])
     running.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
     running.set_xlabel(text(lang, en="relative distance m − n", zh="相对距离 m − n"))
-    running.set_ylabel(text(lang, en="score ⟨R_m q, R_n k⟩", zh="得分 ⟨R_m q, R_n k⟩"))
+    running.set_ylabel(text(lang, en="score ⟨R^d_(Θ,m) q, R^d_(Θ,n) k⟩", zh="得分 ⟨R^d_(Θ,m) q, R^d_(Θ,n) k⟩"))
     running.set_title(text(lang, en=f"the score from distance 0 to {relative}", zh=f"从距离 0 到 {relative} 的得分"), fontsize=9)
     running.grid(True, alpha=0.3)
     return fig

@@ -25,17 +25,17 @@ def plot_decay_revisited(d: int = 128, base: float = DEFAULT_BASE, max_distance:
             lang,
             en=f"Line chart against the relative distance 0 to {max_distance} (horizontal axis), for d = {d} and base {base:g}, "
             f"of two curves scaled to 1 at distance 0: RoFormer's upper bound, which falls to {bound[-1]:.2f}, and the "
-            f"expected score of a key that is a noisy copy of the query, proportional to B(m) = Σ cos(mθ_i), which falls to "
+            f"expected score of a key that is a noisy copy of the query, proportional to B(Δ) = Σ cos(Δθ_i), which falls to "
             f"{similar[-1]:.2f} with ripples. The expected score of an unrelated key is 0 at every distance.",
             zh=f"折线图，横轴是相对距离 0 到 {max_distance}，d = {d}，底数 {base:g}。两条曲线都在距离 0 处缩放为 1："
-            f"RoFormer 的上界降到 {bound[-1]:.2f}；键是查询加噪声的副本时，期望得分与 B(m) = Σ cos(mθ_i) 成正比，"
+            f"RoFormer 的上界降到 {bound[-1]:.2f}；键是查询加噪声的副本时，期望得分与 B(Δ) = Σ cos(Δθ_i) 成正比，"
             f"带着起伏降到 {similar[-1]:.2f}。无关的键在每个距离上的期望得分都是 0。",
         ),
         figsize=(6, 3.4),
     )
     ax = fig.add_subplot()
     ax.plot(distance, bound, markevery=64, markersize=4, label=text(lang, en="RoFormer bound (1/(d/2)) Σ|S_j|", zh="RoFormer 上界 (1/(d/2)) Σ|S_j|"), **series_style(0))
-    ax.plot(distance, similar, markevery=64, markersize=4, label=text(lang, en="similar key: B(m) / (d/2)", zh="相似的键：B(m) / (d/2)"), **series_style(1))
+    ax.plot(distance, similar, markevery=64, markersize=4, label=text(lang, en="similar key: B(Δ) / (d/2)", zh="相似的键：B(Δ) / (d/2)"), **series_style(1))
     ax.axhline(0, markersize=0, label=text(lang, en="unrelated key", zh="无关的键"), **{**series_style(2), "marker": None})
     ax.set_xlabel(text(lang, en="relative distance m − n", zh="相对距离 m − n"))
     ax.set_ylabel(text(lang, en="relative to distance 0", zh="相对于距离 0 处的值"))
@@ -102,16 +102,16 @@ def plot_b_m_theta(d: int = 128, bases=(1e4, 5e5), max_len: int = 32768, *, lang
     curves = {float(b): b_m_theta(m, inv_freq(d, b)) for b in bases}
     firsts = {b: first_negative(d, b, max_len) for b in curves}
     summary = text(lang, en="; ", zh="；").join(
-        (text(lang, en=f"base {b:g} first below 0 at m = {f}", zh=f"底数 {b:g} 在 m = {f} 处首次低于 0") if f <= max_len
+        (text(lang, en=f"base {b:g} first below 0 at Δ = {f}", zh=f"底数 {b:g} 在 Δ = {f} 处首次低于 0") if f <= max_len
          else text(lang, en=f"base {b:g} stays at or above 0", zh=f"底数 {b:g} 始终不低于 0"))
         for b, f in firsts.items()
     )
     fig = new_figure(
         text(
             lang,
-            en=f"Line chart on a logarithmic horizontal axis of B(m) = Σ cos(mθ_i) (vertical axis) against m from 1 to "
+            en=f"Line chart on a logarithmic horizontal axis of B(Δ) = Σ cos(Δθ_i) (vertical axis) against Δ from 1 to "
             f"{max_len}, for d = {d}; it starts at d/2 = {d // 2} and decays with ripples. {summary}.",
-            zh=f"折线图，横轴取对数，画出 B(m) = Σ cos(mθ_i)（纵轴）随 m 从 1 到 {max_len} 的变化，d = {d}；"
+            zh=f"折线图，横轴取对数，画出 B(Δ) = Σ cos(Δθ_i)（纵轴）随 Δ 从 1 到 {max_len} 的变化，d = {d}；"
             f"它从 d/2 = {d // 2} 开始，带着起伏衰减。{summary}。",
         ),
         figsize=(6, 3.4),
@@ -122,8 +122,8 @@ def plot_b_m_theta(d: int = 128, bases=(1e4, 5e5), max_len: int = 32768, *, lang
         if firsts[b] <= max_len:
             ax.plot([firsts[b]], [curve[firsts[b]]], linestyle="none", marker="o", markersize=7, markerfacecolor="none", color=series_style(i)["color"])
     ax.axhline(0, color="0.3", linewidth=0.8)
-    ax.set_xlabel(text(lang, en="relative distance m (log scale)", zh="相对距离 m（对数刻度）"))
-    ax.set_ylabel("B(m) = Σ cos(mθ_i)")
+    ax.set_xlabel(text(lang, en="relative distance Δ (log scale)", zh="相对距离 Δ（对数刻度）"))
+    ax.set_ylabel("B(Δ) = Σ cos(Δθ_i)")
     ax.set_title(text(lang, en=f"When does a similar key stop scoring above a random one? d = {d}",
                       zh=f"相似的键何时不再比随机的键得分高？d = {d}"))
     ax.grid(True, alpha=0.3)
@@ -142,11 +142,11 @@ def plot_base_reach(d: int = 128, low: float = 1e4, high: float = 1e5, points: i
     fig = new_figure(
         text(
             lang,
-            en=f"Scatter chart on logarithmic axes of the first distance m at which B(m) turns negative (vertical axis) for "
+            en=f"Scatter chart on logarithmic axes of the first distance Δ at which B(Δ) turns negative (vertical axis) for "
             f"{points} bases from {low:g} to {high:g} (horizontal axis), d = {d}. The points rise overall but jump down "
             f"{drops} times from one base to the next, so a larger base is not always safer. A horizontal line marks "
             f"L = {context_len}; the smallest base above it here is {passing.min():.4g}.",
-            zh=f"散点图，两轴都取对数：横轴是从 {low:g} 到 {high:g} 的 {points} 个底数，纵轴是 B(m) 首次变为负数的距离 m，"
+            zh=f"散点图，两轴都取对数：横轴是从 {low:g} 到 {high:g} 的 {points} 个底数，纵轴是 B(Δ) 首次变为负数的距离 Δ，"
             f"d = {d}。这些点总体上升，但从一个底数到下一个底数有 {drops} 次向下跳，所以底数更大并不总是更安全。"
             f"一条水平线标出 L = {context_len}；这里高于它的最小底数是 {passing.min():.4g}。",
         ),
@@ -155,11 +155,11 @@ def plot_base_reach(d: int = 128, low: float = 1e4, high: float = 1e5, points: i
     ax = fig.add_subplot()
     style = series_style(0)
     ax.loglog(bases, reach, linestyle="none", marker=style["marker"], color=style["color"], markersize=2.5,
-              label=text(lang, en="first m with B(m) < 0", zh="B(m) < 0 的第一个 m"))
+              label=text(lang, en="first Δ with B(Δ) < 0", zh="B(Δ) < 0 的第一个 Δ"))
     ax.axhline(context_len, label=f"L = {context_len}", **{**series_style(1), "marker": None})
     ax.set_xlabel(text(lang, en="base", zh="底数"))
-    ax.set_ylabel(text(lang, en="first m with B(m) < 0", zh="B(m) < 0 的第一个 m"))
-    ax.set_title(text(lang, en="How far each base keeps B(m) ≥ 0", zh="每个底数能让 B(m) ≥ 0 保持多远"))
+    ax.set_ylabel(text(lang, en="first Δ with B(Δ) < 0", zh="B(Δ) < 0 的第一个 Δ"))
+    ax.set_title(text(lang, en="How far each base keeps B(Δ) ≥ 0", zh="每个底数能让 B(Δ) ≥ 0 保持多远"))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     return fig
@@ -172,11 +172,11 @@ def plot_base_bounds(context_lens, ours, published, fine=None, *, lang: str = "e
     fig = new_figure(
         text(
             lang,
-            en=f"Log–log chart of the smallest RoPE base keeping B(m) ≥ 0 up to the context length (vertical axis) against the "
+            en=f"Log–log chart of the smallest RoPE base keeping B(Δ) ≥ 0 up to the context length (vertical axis) against the "
             f"context length from {context_lens[0]:,} to {context_lens[-1]:,} (horizontal axis): rope_lib's coarse search "
             f"from {ours[0]:.2g} to {ours[-1]:.2g}, and the published bounds of Men et al. from {published[0]:.2g} to "
             f"{published[-1]:.2g}; both rise roughly as a power of the length.",
-            zh=f"双对数图：横轴是从 {context_lens[0]:,} 到 {context_lens[-1]:,} 的上下文长度，纵轴是让 B(m) ≥ 0 "
+            zh=f"双对数图：横轴是从 {context_lens[0]:,} 到 {context_lens[-1]:,} 的上下文长度，纵轴是让 B(Δ) ≥ 0 "
             f"一直保持到该上下文长度的最小 RoPE 底数。rope_lib 的粗网格搜索结果从 {ours[0]:.2g} 到 {ours[-1]:.2g}，"
             f"Men 等人发表的下界从 {published[0]:.2g} 到 {published[-1]:.2g}；两者都大致随长度按幂律上升。",
         ),
