@@ -14,6 +14,7 @@ RETIRED = {
     r"\\Theta_|\\Theta\(": r"\Theta is the set of frequencies of R^d_{\Theta,m}: an angle function is \varphi",
     r"\\theta_\{?[qkjt]\}?(?![\w{])": r"\theta_i is the frequency of pair i: the pair index is i, and an angle is \varphi",
     r"\\omega": r"the frequencies are \theta_i (the sinusoidal encoding's too)",
+    r"[xpqk]_\{?2[jt]\b": r"the pair index is i: coordinates 2i and 2i + 1",
     r"\\phi_i": r"an angle function is \varphi_i",
     r"B_\{m,": r"a distance is \Delta: B_{\Delta,\theta}",
     r"e\^\{-?i": r"the imaginary unit is upright: e^{\mathrm{i}…}",
@@ -47,7 +48,7 @@ def pages_and_figure_code() -> list:
 def test_every_retired_form_is_found_in_a_planted_line():
     planted = {
         r"f_q f_k^{*}": 1, r"q_i\bar k_i": 1, r"R_q(m) R_k(n) = R_g(m-n)": 3, r"\Theta_q(m)": 1, r"\theta_q + m\theta": 1,
-        r"\theta_j = \text{base}^{-2j/D}": 1, r"\omega_t": 1, r"\phi_i(\mathbf{p})": 1, r"B_{m,\theta}": 1, r"e^{im\theta}": 1,
+        r"\theta_j = \text{base}^{-2j/D}": 1, r"\omega_t": 1, r"(x_{2j}, x_{2j+1})": 2, r"\phi_i(\mathbf{p})": 1, r"B_{m,\theta}": 1, r"e^{im\theta}": 1,
     }
     for line, count in planted.items():
         assert len(retired_forms(f"the page says ${line}$ here")) == count, line

@@ -1,13 +1,14 @@
 """The base of RoPE bounds the context length (Men et al. 2024), chapter "Why does RoPE work?".
 
 If a key is a noisy copy of the query (q and the noise with independent
-zero-mean coordinates of variance σ²), its expected RoPE score at distance m
-exceeds that of an unrelated key by 2σ²·B_{m,θ}, with
+zero-mean coordinates of variance σ²), its expected RoPE score at distance Δ
+exceeds that of an unrelated key by 2σ²·B_{Δ,θ}, with
 
-    B_{m,θ} = Σ_{i=0}^{d/2−1} cos(m·θ_i).
+    B_{Δ,θ} = Σ_{i=0}^{d/2−1} cos(Δ·θ_i)
 
+(Men et al. write B_{m,θ}; the Python names below keep their m for the distance).
 A model can prefer similar tokens over random ones at every distance up to L
-only if B_{m,θ} ≥ 0 for m = 0 … L, and that needs a large enough base.
+only if B_{Δ,θ} ≥ 0 for Δ = 0 … L, and that needs a large enough base.
 
 B is not monotone in the base: a base can keep B ≥ 0 up to L while a somewhat
 larger one does not. So `smallest_base` does not bisect; it scans a log grid of
@@ -16,7 +17,7 @@ it on a finer grid. The blocked sum it uses agrees with the direct sum to about
 1e-11; the tests confirm every reported base with the direct sum.
 
 A grid can only say that the bases it tried fail. `base_keeping_non_negative_in` decides a whole interval of bases
-(those that round to a published value, say): it bounds how fast B_{m,θ} can change with the base
+(those that round to a published value, say): it bounds how fast B_{Δ,θ} can change with the base
 (`b_slope_bound`), so that one evaluation rules out a whole sub-interval.
 """
 
@@ -31,7 +32,7 @@ from ..frequencies import inv_freq
 
 
 def b_m_theta(positions, freqs) -> np.ndarray:
-    """B_{m,θ} = Σ_i cos(m·θ_i) for every position m, shape positions.shape (the direct sum)."""
+    """B_{Δ,θ} = Σ_i cos(Δ·θ_i) for every distance Δ in `positions`, shape positions.shape (the direct sum)."""
     m = np.asarray(positions, dtype=np.float64)
     theta = np.asarray(freqs, dtype=np.float64)
     if theta.ndim != 1 or theta.size == 0:
@@ -40,7 +41,7 @@ def b_m_theta(positions, freqs) -> np.ndarray:
 
 
 def b_m_theta_blocks(max_len: int, freqs) -> np.ndarray:
-    """B_{m,θ} for m = 0 … max_len by blocks: with m = a + j,
+    """B_{Δ,θ} for Δ = 0 … max_len by blocks: with Δ = a + j,
 
     cos((a + j)θ) = cos(aθ)cos(jθ) − sin(aθ)sin(jθ),
 
@@ -57,7 +58,7 @@ def b_m_theta_blocks(max_len: int, freqs) -> np.ndarray:
 
 
 def first_negative(d: int, base: float, max_len: int) -> int:
-    """The smallest m ≤ max_len with B_{m,θ} < 0, or max_len + 1 when B ≥ 0 all the way.
+    """The smallest Δ ≤ max_len with B_{Δ,θ} < 0, or max_len + 1 when B ≥ 0 all the way.
 
     Looks over growing horizons (1024, 4096, …) so that a base that fails early costs little.
     """
@@ -75,7 +76,7 @@ def first_negative(d: int, base: float, max_len: int) -> int:
 
 
 def keeps_non_negative(d: int, base: float, context_len: int, *, chunk: int = 65536) -> bool:
-    """True when the direct sum B_{m,θ} ≥ 0 for every m = 0 … context_len (the slow, obvious check)."""
+    """True when the direct sum B_{Δ,θ} ≥ 0 for every Δ = 0 … context_len (the slow, obvious check)."""
     theta = inv_freq(require_even_dim(d, "d"), base)
     context_len = require_positive_int(context_len, "context_len")
     for start in range(0, context_len + 1, chunk):
@@ -95,7 +96,7 @@ def base_grid(low: float, high: float, points_per_decade: int) -> np.ndarray:
 
 
 def smallest_base(d: int, context_len: int, *, low: float = 10.0, high: float = 1e12, points_per_decade: int = 32, refine: int = 16) -> float:
-    """The smallest base found for which B_{m,θ} ≥ 0 for every m = 0 … context_len.
+    """The smallest base found for which B_{Δ,θ} ≥ 0 for every Δ = 0 … context_len.
 
     Scans `base_grid(low, high, points_per_decade)` upwards; the first passing
     base b_k and the failing one below it, b_{k−1}, bracket the answer; the
@@ -121,7 +122,7 @@ def base_lower_bounds(d: int, context_lens, *, low: float = 10.0, high: float = 
             reach.append(first_negative(d, grid[len(reach)], longest))
             k = len(reach) - 1 if reach[-1] > length else None
         if k is None:
-            raise ValueError(f"no base up to high={high:g} keeps B_(m,θ) ≥ 0 up to context_len={length}")
+            raise ValueError(f"no base up to high={high:g} keeps B_(Δ,θ) ≥ 0 up to context_len={length}")
         answers.append(_refine(d, length, grid[k - 1] if k else grid[0] / 10 ** (1 / points_per_decade), grid[k], refine))
     return np.array(answers)
 
@@ -134,7 +135,7 @@ def _refine(d: int, context_len: int, failing: float, passing: float, points: in
 
 def similarity_curve(freqs, attention_factor: float, distances) -> np.ndarray:
     """Expected score of a key that copies the query, relative to distance 0 of plain RoPE:
-    attention_factor² · B_{m,θ'} / (d/2) (chapter "Longer contexts")."""
+    attention_factor² · B_{Δ,θ'} / (d/2) (chapter "Longer contexts")."""
     return attention_factor**2 * b_m_theta(distances, freqs) / np.size(freqs)
 
 
@@ -150,10 +151,10 @@ def rounding_interval(value: float, digits: int = 2) -> tuple[float, float]:
 
 
 def b_slope_bound(d: int, low: float) -> float:
-    """K(low): for every base b ≥ low and every m, |dB_{m,θ(b)}/db| ≤ m·K(low).
+    """K(low): for every base b ≥ low and every Δ, |dB_{Δ,θ(b)}/db| ≤ Δ·K(low).
 
     θ_i(b) = b^(−2i/d) gives dθ_i/db = −(2i/d)·θ_i(b)/b, whose size falls as b grows; so
-    |dB_{m,θ}/db| ≤ m · Σ_i (2i/d)·θ_i(low)/low for b ≥ low.
+    |dB_{Δ,θ}/db| ≤ Δ · Σ_i (2i/d)·θ_i(low)/low for b ≥ low.
     """
     d, low = require_even_dim(d, "d"), require_base(low, "low")
     i = np.arange(d // 2, dtype=np.float64)
@@ -161,14 +162,14 @@ def b_slope_bound(d: int, low: float) -> float:
 
 
 def base_keeping_non_negative_in(d: int, low: float, high: float, context_len: int, *, max_intervals: int = 100000) -> float | None:
-    """A base in [low, high] that keeps B_{m,θ} ≥ 0 for every m = 0 … context_len, or None when there is none.
+    """A base in [low, high] that keeps B_{Δ,θ} ≥ 0 for every Δ = 0 … context_len, or None when there is none.
 
     A grid could only say that the bases it tried fail. This search proves it for the whole interval: it halves
-    [low, high] breadth first, and an interval [a, b] with midpoint c is ruled out when, for some m ≤ context_len,
+    [low, high] breadth first, and an interval [a, b] with midpoint c is ruled out when, for some Δ ≤ context_len,
 
-        B_{m,θ(c)} + m · K(a) · (b − a)/2 < 0,     K(a) = Σ_i (2i/d)·θ_i(a)/a,
+        B_{Δ,θ(c)} + Δ · K(a) · (b − a)/2 < 0,     K(a) = Σ_i (2i/d)·θ_i(a)/a,
 
-    since m·K(a) bounds how fast B_{m,θ} can change with the base on [a, b]: then B < 0 at that m for every base
+    since Δ·K(a) bounds how fast B_{Δ,θ} can change with the base on [a, b]: then B < 0 at that Δ for every base
     in [a, b]. A midpoint that keeps B ≥ 0 (confirmed with the direct sum) is returned. An interval that is
     neither ruled out nor passing is halved again; raises RuntimeError after max_intervals intervals.
     """

@@ -228,13 +228,13 @@ def _diagnose_rotation(got: torch.Tensor, y: torch.Tensor, call: Described, posi
     cos, sin = rope_cos_sin(positions, y.shape[-1], dtype=torch.float64)  # (T, D/2)
     diagnose(got, [
         (lambda: reference(y, layout="half"), Words(
-            f"{call.en}: pairing — your function turns x_j together with x_(j+D/2), Hugging Face's half layout; this model's weights "
-            "pair neighbours (x_2j, x_2j+1), Meta's interleaved layout",
-            f"{call.zh}：配对错了——你的函数把 x_j 与 x_(j+D/2) 一起旋转，那是 Hugging Face 的半分布局；这个模型的权重"
-            "把相邻两维 (x_2j, x_2j+1) 配成一对，即 Meta 的交错布局")),
+            f"{call.en}: pairing — your function turns x_i together with x_(i+D/2), Hugging Face's half layout; this model's weights "
+            "pair neighbours (x_2i, x_2i+1), Meta's interleaved layout",
+            f"{call.zh}：配对错了——你的函数把 x_i 与 x_(i+D/2) 一起旋转，那是 Hugging Face 的半分布局；这个模型的权重"
+            "把相邻两维 (x_2i, x_2i+1) 配成一对，即 Meta 的交错布局")),
         (lambda: reference(y, -positions), Words(
-            f"{call.en}: direction — each pair turned by −mθ_j; RoPE turns by +mθ_j",
-            f"{call.zh}：方向反了——每个维度对转了 −mθ_j；RoPE 应转 +mθ_j")),
+            f"{call.en}: direction — each pair turned by −mθ_i; RoPE turns by +mθ_i",
+            f"{call.zh}：方向反了——每个维度对转了 −mθ_i；RoPE 应转 +mθ_i")),
         (lambda: reference(y, positions + 1), Words(
             f"{call.en}: off by one — the first token sits at position start_pos = {start}, not start_pos + 1",
             f"{call.zh}：差了一位——第一个词元在位置 start_pos = {start}，而不是 start_pos + 1")),
@@ -251,7 +251,7 @@ def _diagnose_rotation(got: torch.Tensor, y: torch.Tensor, call: Described, posi
 
 def check_rotate_qk(rotate_qk, *, lang: str = "en") -> CheckResult:
     """Exercise llama-ex-debug: `rotate_qk(xq, xk, start_pos)` rotates queries and keys (B, T, H, D) of the tokens at
-    positions start_pos … start_pos + T − 1, pairs (x_2j, x_2j+1) as in Meta's weights, and returns them in their dtype."""
+    positions start_pos … start_pos + T − 1, pairs (x_2i, x_2i+1) as in Meta's weights, and returns them in their dtype."""
     require_language(lang)
 
     def body(fn):

@@ -23,7 +23,7 @@ def _axial(x: np.ndarray, h: int, w: int, *, freqs=None, layout: str = "interlea
 
 def check_axial_rotate(axial_rotate, *, lang: str = "en") -> CheckResult:
     """Exercise img-ex-axial-code: `axial_rotate(x, h, w)` turns a head vector x (d values, d a multiple of 4) to the
-    patch at row h, column w: pairs (x_2j, x_2j+1) for j < d/4 by h·θ_j, the others by w·θ_(j−d/4), θ_j = 100^(−4j/d)."""
+    patch at row h, column w: pairs (x_2i, x_2i+1) for i < d/4 by h·θ_i, the others by w·θ_(i−d/4), θ_i = 100^(−4i/d)."""
     require_language(lang)
 
     def body(fn):
@@ -44,16 +44,16 @@ def check_axial_rotate(axial_rotate, *, lang: str = "en") -> CheckResult:
                 (lambda: _axial(x, w, h), Words(f"{call}: axes — the first d/4 pairs turn with the row h, the last d/4 with the column w",
                                              f"{call}：轴弄反了——前 d/4 个维度对随行 h 转动，后 d/4 个随列 w 转动")),
                 (lambda: _axial(x, h, w, freqs=axial_freqs_2d(d, AXIAL_EXERCISE_BASE, split="alternating")),
-                 Words(f"{call}: frequencies — each axis gets the same d/4 frequencies 100^(−4j/d), not alternate ones of the d/2 of 1D RoPE",
-                       f"{call}：频率不对——两个轴用的是同一组 d/4 个频率 100^(−4j/d)，而不是从一维 RoPE 的 d/2 个频率中隔一个取一个")),
+                 Words(f"{call}: frequencies — each axis gets the same d/4 frequencies 100^(−4i/d), not alternate ones of the d/2 of 1D RoPE",
+                       f"{call}：频率不对——两个轴用的是同一组 d/4 个频率 100^(−4i/d)，而不是从一维 RoPE 的 d/2 个频率中隔一个取一个")),
                 (lambda: _axial(x, h, w, freqs=axial_freqs_2d(d, AXIAL_EXERCISE_BASE) ** 0.5),
-                 Words(f"{call}: frequencies — a head of d values hands d/4 pairs to each axis, so θ_j = 100^(−4j/d), not 100^(−2j/d)",
-                       f"{call}：频率不对——d 维的头给每个轴分 d/4 个维度对，所以 θ_j = 100^(−4j/d)，而不是 100^(−2j/d)")),
+                 Words(f"{call}: frequencies — a head of d values hands d/4 pairs to each axis, so θ_i = 100^(−4i/d), not 100^(−2i/d)",
+                       f"{call}：频率不对——d 维的头给每个轴分 d/4 个维度对，所以 θ_i = 100^(−4i/d)，而不是 100^(−2i/d)")),
                 (lambda: _axial(x, h, w, layout="half"),
-                 Words(f"{call}: pairing — pair j is (x_2j, x_2j+1), adjacent coordinates, not (x_j, x_(j+d/2))",
-                       f"{call}：配对不对——第 j 对是相邻的两个坐标 (x_2j, x_2j+1)，而不是 (x_j, x_(j+d/2))")),
-                (lambda: _axial(x, -h, -w), Words(f"{call}: direction — each pair turns counter-clockwise by +h·θ_j or +w·θ_j",
-                                              f"{call}：方向反了——每个维度对按逆时针转过 +h·θ_j 或 +w·θ_j")),
+                 Words(f"{call}: pairing — pair i is (x_2i, x_2i+1), adjacent coordinates, not (x_i, x_(i+d/2))",
+                       f"{call}：配对不对——第 i 对是相邻的两个坐标 (x_2i, x_2i+1)，而不是 (x_i, x_(i+d/2))")),
+                (lambda: _axial(x, -h, -w), Words(f"{call}: direction — each pair turns counter-clockwise by +h·θ_i or +w·θ_i",
+                                              f"{call}：方向反了——每个维度对按逆时针转过 +h·θ_i 或 +w·θ_i")),
                 (lambda: _axial(x, h, 0), Words(f"{call}: the column — the last d/4 pairs must turn with w", f"{call}：列——后 d/4 个维度对必须随 w 转动")),
                 (lambda: _axial(x, 0, w), Words(f"{call}: the row — the first d/4 pairs must turn with h", f"{call}：行——前 d/4 个维度对必须随 h 转动")),
             ], close)
