@@ -252,6 +252,21 @@ def lab(jupyterlab, browser):
     shut_down_kernels(jupyterlab)
 
 
+def in_view(page, element, path: Path, tries: int = 20) -> None:
+    """Scroll `element` into the notebook's view and wait until it stays there: the cells above it still change height
+    as their outputs and formulas render, and JupyterLab draws the cells of a long notebook as they scroll in, so one
+    scroll can leave the screenshot of a blank stretch."""
+    height, last = page.viewport_size["height"], None
+    for _ in range(tries):
+        element.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        box = element.bounding_box()
+        if box and 0 <= box["y"] and box["y"] + box["height"] <= height and box == last:
+            return
+        last = box
+    raise AssertionError(f"{path.name}: {element} does not stay in view (last box {last})")
+
+
 def visit(lab, path: Path) -> tuple[list[str], list[str], str, dict]:
     """Open a student edition and screenshot it (its top, and its exercises): its Markdown cells' rendered text with
     their code blocks and without, the whole notebook's visible text, the page's state."""
@@ -265,8 +280,7 @@ def visit(lab, path: Path) -> tuple[list[str], list[str], str, dict]:
         page.screenshot(path=str(shot))
         exercises = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell h2", has_text=re.compile(r"^(Exercises|练习)"))
         if exercises.count():
-            exercises.first.scroll_into_view_if_needed()
-            page.wait_for_timeout(500)
+            in_view(page, exercises.first, path)
             page.screenshot(path=str(shot.with_name(shot.stem + "-exercises.png")))
         print(f"screenshot: {shot}")
     except Exception:
