@@ -1,5 +1,6 @@
 """Every chapter has the parts a reader relies on, and uses only library code that the tests exercise."""
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -88,7 +89,9 @@ EXERCISE_NAMED_TWICE = re.compile(r"(?:\b[Ee]xercises?|练习)\s*\{ref\}`([\w-]+
 would read "exercise Exercise 8.2"."""
 
 
+@functools.cache
 def exercise_labels() -> set[str]:
+    """Every exercise's label, from both editions (read once for all the chapters' tests)."""
     sys.path.insert(0, str(ROOT / "book" / "_ext"))
     import student_notebooks
     return {exercise.label for chapter in chapters() + chinese_chapters()
