@@ -33,8 +33,9 @@ searches for 外推 or 旋转位置编码 finds the pages that use them.
 7. Chinese is written without spaces, but a browser shows a line break of the
 source between two Chinese characters as one. In the Chinese edition such line
 breaks are removed from the text of every page (code, math and raw HTML keep
-theirs); between Chinese and Latin text the space stays, as Chinese typesetting
-has it.
+theirs), and so is one on either side of full-width punctuation, which carries
+its own space ("搜索。\nMen 等人" reads "搜索。Men 等人"); between a Chinese
+character and Latin text the space stays, as Chinese typesetting has it.
 
 8. Every page's footer says the licences: the code under MIT, the text and figures under CC BY 4.0, linking the
 licence files in the repository that `repository: url` in _config.yml names (the one place that sets it), in the
@@ -152,13 +153,17 @@ def teach_jieba_the_glossary(app):
         jieba.add_word(term)
 
 
-CHINESE = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
-"""Chinese characters and Chinese punctuation (the CJK symbols and the full-width forms)."""
-CHINESE_LINE_BREAK = re.compile(rf"(?<=[{CHINESE}])[ \t]*\n[ \t]*(?=[{CHINESE}])")
+FULL_WIDTH = "\u3000-\u303f\uff00-\uffef"
+"""Chinese punctuation: the CJK symbols (。、「」…) and the full-width forms (，；：（）…)."""
+CHINESE = "\u4e00-\u9fff" + FULL_WIDTH
+"""Chinese characters and Chinese punctuation."""
+CHINESE_LINE_BREAK = re.compile(
+    rf"(?<=[{CHINESE}])[ \t]*\n[ \t]*(?=[{CHINESE}])|(?<=[{FULL_WIDTH}])[ \t]*\n[ \t]*(?=\S)|[ \t]*\n[ \t]*(?=[{FULL_WIDTH}])"
+)
 
 
 def join_chinese_lines(words: str) -> str:
-    """`words` without the line breaks that stand between two Chinese characters."""
+    """`words` without the line breaks that stand between two Chinese characters, or next to Chinese punctuation."""
     return CHINESE_LINE_BREAK.sub("", words)
 
 
@@ -183,14 +188,12 @@ class JoinChineseLines(SphinxPostTransform):
             if parent is None or isinstance(parent, self.KEEP):
                 continue
             at = index_of(node)
-            if str(node).strip() == "" and "\n" in str(node):  # a line break of its own, between two nodes
-                before = parent[at - 1].astext() if at > 0 else ""
-                after = parent[at + 1].astext() if at + 1 < len(parent) else ""
-                if join_chinese_lines(before[-1:] + "\n" + after[:1]) == before[-1:] + after[:1]:
-                    parent.pop(at)
-                continue
-            joined = join_chinese_lines(str(node))
-            if joined != str(node):
+            before = parent[at - 1].astext()[-1:] if at > 0 else ""  # the characters either side, in the nodes around it:
+            after = parent[at + 1].astext()[:1] if at + 1 < len(parent) else ""  # a break at its edge stands between them
+            joined = join_chinese_lines(before + str(node) + after)[len(before) : -len(after) or None]
+            if not joined:
+                parent.pop(at)
+            elif joined != str(node):
                 parent[at] = nodes.Text(joined)
 
 

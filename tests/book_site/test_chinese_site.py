@@ -213,13 +213,23 @@ def test_a_line_break_between_chinese_characters_is_dropped():
     assert book_site.join_chinese_lines("像 RoFormer 论文\nRoPE 的\n $m$") == "像 RoFormer 论文\nRoPE 的\n $m$"
 
 
+def test_a_line_break_next_to_chinese_punctuation_is_dropped():
+    """Full-width punctuation carries its own space: a break after it, or before it, would show a second one."""
+    assert book_site.join_chinese_lines("在网格上搜索。\nMen 等人") == "在网格上搜索。Men 等人"
+    assert book_site.join_chinese_lines("个字节，\nbf16 下是") == "个字节，bf16 下是"
+    assert book_site.join_chinese_lines("（底数）\n$L$ 以内") == "（底数）$L$ 以内"
+    assert book_site.join_chinese_lines("x\n，所以") == "x，所以"
+    assert book_site.join_chinese_lines("。\n\n下一段") == "。\n\n下一段"  # (a paragraph break is not a line break)
+
+
 @pytest.mark.slow
 def test_chinese_paragraphs_hold_no_line_break_between_characters(site):
     """A browser shows such a break as a space, which Chinese text has none of."""
     for page in chinese_pages():
         html = (site / "zh" / f"{name(page)}.html").read_text()
         paragraphs = re.findall(r"<p>(.*?)</p>", html, re.S)
-        broken = [p for p in paragraphs if re.search(r"[\u4e00-\u9fff。，；：]\n[\u4e00-\u9fff]", re.sub(r"<[^>]+>", "", p))]
+        broken = [p for p in paragraphs if re.search(r"[\u4e00-\u9fff。，；：]\n[\u4e00-\u9fff]|[。，；：、）]\n\S|\S\n[。，；：、（]",
+                                                        re.sub(r"<[^>]+>", "", p))]
         assert not broken, f"{page}: {broken[:2]}"
 
 
