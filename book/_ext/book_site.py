@@ -30,12 +30,9 @@ to a page (tooltips, that link) are in the edition's language.
 (book/zh/glossary.md) are added to jieba's dictionary first, so that a reader who
 searches for 外推 or 旋转位置编码 finds the pages that use them.
 
-7. Chinese is written without spaces, but a browser shows a line break of the
-source between two Chinese characters as one. In the Chinese edition such line
-breaks are removed from the text of every page (code, math and raw HTML keep
-theirs), and so is one on either side of full-width punctuation, which carries
-its own space ("搜索。\nMen 等人" reads "搜索。Men 等人"); between a Chinese
-character and Latin text the space stays, as Chinese typesetting has it.
+7. The Chinese edition's text holds no line break of the source between Chinese
+characters or next to Chinese punctuation, which a browser would show as a gap
+(chinese_lines.py); code, math and raw HTML keep theirs.
 
 8. Every page's footer says the licences: the code under MIT, the text and figures under CC BY 4.0, linking the
 licence files in the repository that `repository: url` in _config.yml names (the one place that sets it), in the
@@ -50,6 +47,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from chinese_lines import join_chinese_lines
 from rope_lib.teach.language import text
 from student_notebooks import offers_a_student_edition, student_notebook_name
 
@@ -153,20 +151,6 @@ def teach_jieba_the_glossary(app):
         jieba.add_word(term)
 
 
-FULL_WIDTH = "\u3000-\u303f\uff00-\uffef"
-"""Chinese punctuation: the CJK symbols (。、「」…) and the full-width forms (，；：（）…)."""
-CHINESE = "\u4e00-\u9fff" + FULL_WIDTH
-"""Chinese characters and Chinese punctuation."""
-CHINESE_LINE_BREAK = re.compile(
-    rf"(?<=[{CHINESE}])[ \t]*\n[ \t]*(?=[{CHINESE}])|(?<=[{FULL_WIDTH}])[ \t]*\n[ \t]*(?=\S)|[ \t]*\n[ \t]*(?=[{FULL_WIDTH}])"
-)
-
-
-def join_chinese_lines(words: str) -> str:
-    """`words` without the line breaks that stand between two Chinese characters, or next to Chinese punctuation."""
-    return CHINESE_LINE_BREAK.sub("", words)
-
-
 def index_of(node: nodes.Node) -> int:
     """Where `node` sits among its parent's children, found by identity: Text nodes compare as strings, so
     `parent.index` would find the first equal text instead."""
@@ -174,7 +158,7 @@ def index_of(node: nodes.Node) -> int:
 
 
 class JoinChineseLines(SphinxPostTransform):
-    """The Chinese edition's text without line breaks between Chinese characters (see 7. above). A post-transform,
+    """The Chinese edition's text without the line breaks `join_chinese_lines` drops (see 7. above). A post-transform,
     so that it sees the words a reference resolved to (the Chinese title a {ref} shows), not the label it named."""
 
     default_priority = 900

@@ -13,7 +13,8 @@ nothing: `markdown_of` rewrites each MyST construct the chapters use into what t
 - `{cite}` → "(Su et al., 2021)", from the edition's references.bib;
 - labels `(name)=` are dropped; an admonition, a `prf:` block, an exercise or a table becomes a block quote opening
   with its title in bold; a dropdown (a hint) becomes an HTML `<details>` block, which JupyterLab renders folded;
-- `{math}` → a `$$` block; `{literalinclude}` → the included code, as Sphinx picks it (`:pyobject:`, …).
+- `{math}` → a `$$` block; `{literalinclude}` → the included code, as Sphinx picks it (`:pyobject:`, …);
+- in the Chinese edition, a paragraph's lines are joined where a break would show as a gap (chinese_lines.py).
 
 A construct it does not know raises ValueError, so that a new one is taught here before a student meets it raw.
 """
@@ -23,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from chinese_lines import join_markdown_lines
 
 NAMES = {
     "en": {"exercise": "Exercise", "table": "Table", "proof": "Proof", "definition": "Definition", "theorem": "Theorem",
@@ -235,6 +238,8 @@ class Chapter:
         self.attachments = {}
         lines = self.block(source.splitlines())
         text = "\n".join(lines)
+        if self.edition.language == "zh":
+            text = join_markdown_lines(text)
         return re.sub(r"\n{3,}", "\n\n", text).strip("\n")
 
     def block(self, lines: list[str]) -> list[str]:

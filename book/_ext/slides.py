@@ -43,6 +43,7 @@ from pathlib import Path
 
 import nbformat
 
+from chinese_lines import join_markdown_lines
 from rope_lib.teach.language import require_language, text
 
 HERE = Path(__file__).resolve().parent
@@ -219,6 +220,8 @@ def myst_to_markdown(source: str, glue: dict, bib: dict, refs: dict | None = Non
     text = _EQUATION_LABEL.sub(lambda m: f"{m.group(1)}\\tag{{{refs['equations'].get(m.group(2), '?')}}}\n{m.group(1)}$$", text)
     text = _FENCE.sub(lambda m: _directive(m, lang), text)
     text = _ROLE.sub(lambda m: _role(m, glue, bib, refs), text)
+    if lang == "zh":
+        text = join_markdown_lines(text)  # (a break in Chinese would show as a gap)
     return text.strip() + "\n"
 
 

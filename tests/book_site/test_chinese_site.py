@@ -19,6 +19,7 @@ from paths import CHINESE, ROOT, chinese_chapters, chinese_pages, pages
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import book_site  # noqa: E402
+import chinese_lines  # noqa: E402
 
 ZH_ONLY = {"glossary"}
 """Pages of the Chinese edition alone: the glossary of the terms its translation uses."""
@@ -209,17 +210,27 @@ def test_the_glossary_teaches_the_search_its_terms():
 
 
 def test_a_line_break_between_chinese_characters_is_dropped():
-    assert book_site.join_chinese_lines("确实成立。\n每个带\n编号的公式") == "确实成立。每个带编号的公式"
-    assert book_site.join_chinese_lines("像 RoFormer 论文\nRoPE 的\n $m$") == "像 RoFormer 论文\nRoPE 的\n $m$"
+    assert chinese_lines.join_chinese_lines("确实成立。\n每个带\n编号的公式") == "确实成立。每个带编号的公式"
+    assert chinese_lines.join_chinese_lines("像 RoFormer 论文\nRoPE 的\n $m$") == "像 RoFormer 论文\nRoPE 的\n $m$"
 
 
 def test_a_line_break_next_to_chinese_punctuation_is_dropped():
     """Full-width punctuation carries its own space: a break after it, or before it, would show a second one."""
-    assert book_site.join_chinese_lines("在网格上搜索。\nMen 等人") == "在网格上搜索。Men 等人"
-    assert book_site.join_chinese_lines("个字节，\nbf16 下是") == "个字节，bf16 下是"
-    assert book_site.join_chinese_lines("（底数）\n$L$ 以内") == "（底数）$L$ 以内"
-    assert book_site.join_chinese_lines("x\n，所以") == "x，所以"
-    assert book_site.join_chinese_lines("。\n\n下一段") == "。\n\n下一段"  # (a paragraph break is not a line break)
+    assert chinese_lines.join_chinese_lines("在网格上搜索。\nMen 等人") == "在网格上搜索。Men 等人"
+    assert chinese_lines.join_chinese_lines("个字节，\nbf16 下是") == "个字节，bf16 下是"
+    assert chinese_lines.join_chinese_lines("（底数）\n$L$ 以内") == "（底数）$L$ 以内"
+    assert chinese_lines.join_chinese_lines("x\n，所以") == "x，所以"
+    assert chinese_lines.join_chinese_lines("。\n\n下一段") == "。\n\n下一段"  # (a paragraph break is not a line break)
+
+
+def test_markdown_joins_a_paragraphs_lines_and_keeps_its_blocks():
+    """The student editions' and the decks' Chinese Markdown: a browser renders it too, a break as a gap."""
+    join = chinese_lines.join_markdown_lines
+    assert join("第一行的\n第二行，\nRoPE 的\nRoPE") == "第一行的第二行，RoPE 的\nRoPE"
+    assert join("> 引文，\n> 接着\n\n- 一项的\n  续行；\n- 二项") == "> 引文，接着\n\n- 一项的续行；\n- 二项"
+    kept = ["# 标题\n正文", "```\n# 中文注释\n中文\n```", "$$\n\\text{甲}\n\\text{乙}\n$$", "<summary>提示</summary>\n正文",
+            "| 甲 |\n| 乙 |", "甲。\n\n乙", "1. 甲；\n2. 乙", "> 甲。\n乙"]
+    assert [join(text) for text in kept] == kept
 
 
 @pytest.mark.slow

@@ -18,6 +18,7 @@ from paths import ROOT, chapters, chinese_chapters
 from rope_lib.teach.exercises.checking import NOT_YET
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import chinese_lines  # noqa: E402
 import classroom_markdown  # noqa: E402
 import student_notebooks  # noqa: E402
 
@@ -134,6 +135,16 @@ def test_the_student_edition_is_plain_markdown(edition):
     raw = [(cell.id, m.group(0)) for cell in notebook.cells if cell.cell_type == "markdown" for m in RAW_MYST.finditer(cell.source)]
     assert not raw, f"{chapter}: {raw[:10]}"
 
+
+
+@pytest.mark.parametrize("chapter", chinese_chapters())
+def test_a_chinese_student_edition_holds_no_line_break_a_browser_shows_as_a_gap(chapter):
+    """JupyterLab, like a browser on the site, shows a line break inside a paragraph as a space: the Chinese student
+    editions' paragraphs hold none between Chinese characters or next to Chinese punctuation (chinese_lines.py)."""
+    notebook = made(chapter)
+    broken = [cell.source for cell in notebook.cells
+              if cell.cell_type == "markdown" and chinese_lines.join_markdown_lines(cell.source) != cell.source]
+    assert not broken, f"{chapter}: {len(broken)} cells, the first: {broken[0][:300]!r}"
 
 def made_up_edition(folder: Path):
     """A book of two numbered chapters and a references.bib in `folder`, as the editions lay theirs out."""
