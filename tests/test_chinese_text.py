@@ -332,3 +332,22 @@ def test_a_chinese_page_names_encodings_in_chinese(page):
     code = "\n".join(token.content for token in PARSER.parse(page_source(page))
                      if token.type == "fence" and directive(token)[0] == "code-cell")
     assert "ENCODING_NAMES" not in code
+
+
+# ---- quotation marks ------------------------------------------------------------------------------------------------
+
+STRAIGHT_QUOTE = re.compile(r'"')
+
+
+def straight_quotes(page: str) -> list[str]:
+    """Chinese prose that quotes with the straight ASCII mark: Chinese quotes with “ ”, and the site's smart quotes turn
+    a straight one after full-width punctuation into a closing mark ("（”cis”").'"""
+    source = page_source(page)
+    return [f"{page}.md:{line}: {text!r}" for line, _, children in runs(source)
+            if has_chinese(text := words(children)) and STRAIGHT_QUOTE.search(text)]
+
+
+@pytest.mark.parametrize("page", chinese_pages())
+def test_chinese_prose_quotes_with_full_width_marks(page):
+    found = straight_quotes(page)
+    assert not found, "\n".join(found)
