@@ -28,9 +28,11 @@ def join_chinese_lines(words: str) -> str:
 
 QUOTED = re.compile(r"^((?:[ \t]*>)*)[ \t]*(.*)$")
 """A Markdown line: its block-quote markers, then its text without indentation."""
-BLOCK_START = re.compile(r"$|[-*+][ \t]|\d+[.)][ \t]|#|<|\||`{3}|~{3}|\$\$")
-"""What begins a line that is not the next line of a paragraph: nothing (a blank line), a list item, a heading, HTML,
-a table row, a code fence, display math."""
+NOT_PARAGRAPH = re.compile(r"$|#|<|\||`{3}|~{3}|\$\$")
+"""What begins a line that belongs to no paragraph: nothing (a blank line), a heading, HTML, a table row, a code fence,
+display math."""
+LIST_ITEM = re.compile(r"[-*+][ \t]|\d+[.)][ \t]")
+"""What begins a list item: a paragraph of its own, whose indented lines follow it."""
 
 
 def join_markdown_lines(markdown: str) -> str:
@@ -54,11 +56,11 @@ def join_markdown_lines(markdown: str) -> str:
             fence, paragraph_of = (None if closed_at_once else opening.group()), None
             out.append(line)
             continue
-        if paragraph_of == quote and not BLOCK_START.match(text):
+        if paragraph_of == quote and not NOT_PARAGRAPH.match(text) and not LIST_ITEM.match(text):
             joined = join_chinese_lines(f"{out[-1]}\n{text}")
             if "\n" not in joined:
                 out[-1] = joined
                 continue
         out.append(line)
-        paragraph_of = None if BLOCK_START.match(text) and not re.match(r"[-*+][ \t]|\d+[.)][ \t]", text) else quote
+        paragraph_of = None if NOT_PARAGRAPH.match(text) else quote
     return "\n".join(out)
