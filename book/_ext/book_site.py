@@ -169,7 +169,7 @@ class JoinChineseLines(SphinxPostTransform):
             return
         for node in list(self.document.findall(nodes.Text)):
             parent = node.parent
-            if parent is None or isinstance(parent, self.KEEP):
+            if parent is None or isinstance(parent, self.KEEP) or "\n" not in node:
                 continue
             at = index_of(node)
             before = parent[at - 1].astext()[-1:] if at > 0 else ""  # the characters either side, in the nodes around it:
