@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-FULL_WIDTH = "\u3000-\u303f\uff00-\uffef"
-"""Chinese punctuation: the CJK symbols (。、「」…) and the full-width forms (，；：（）…)."""
+FULL_WIDTH = "\u2018\u2019\u201c\u201d\u2014\u2026\u3000-\u303f\uff00-\uffef"
+"""Chinese punctuation: the quotation marks, dash and ellipsis Chinese sets full width (‘’“”—…), the CJK symbols
+(。、「」) and the full-width forms (，；：（）)."""
 CHINESE = "\u4e00-\u9fff" + FULL_WIDTH
 """Chinese characters and Chinese punctuation."""
 LINE_BREAK = re.compile(

@@ -220,6 +220,7 @@ def test_a_line_break_next_to_chinese_punctuation_is_dropped():
     assert chinese_lines.join_chinese_lines("个字节，\nbf16 下是") == "个字节，bf16 下是"
     assert chinese_lines.join_chinese_lines("（底数）\n$L$ 以内") == "（底数）$L$ 以内"
     assert chinese_lines.join_chinese_lines("x\n，所以") == "x，所以"
+    assert chinese_lines.join_chinese_lines("也在“dog bites man”与\n“man bites dog”的对比中") == "也在“dog bites man”与“man bites dog”的对比中"
     assert chinese_lines.join_chinese_lines("。\n\n下一段") == "。\n\n下一段"  # (a paragraph break is not a line break)
 
 
@@ -239,7 +240,7 @@ def test_chinese_paragraphs_hold_no_line_break_between_characters(site):
     for page in chinese_pages():
         html = (site / "zh" / f"{name(page)}.html").read_text()
         paragraphs = re.findall(r"<p>(.*?)</p>", html, re.S)
-        broken = [p for p in paragraphs if re.search(r"[\u4e00-\u9fff。，；：]\n[\u4e00-\u9fff]|[。，；：、）]\n\S|\S\n[。，；：、（]",
+        broken = [p for p in paragraphs if re.search(r"[\u4e00-\u9fff。，；：]\n[\u4e00-\u9fff]|[。，；：、）“”]\n\S|\S\n[。，；：、（“”]",
                                                         re.sub(r"<[^>]+>", "", p))]
         assert not broken, f"{page}: {broken[:2]}"
 
