@@ -685,3 +685,307 @@ def generate_arguments(a) -> None:
         )
     if batch > config.max_batch_size:
         raise ValueError(f"the batch has {batch} sequences, more than max_batch_size={config.max_batch_size}")
+
+
+# The checks of the functions the chapters list outside the decoder: frequencies and context extension, the
+# multi-axis and M-RoPE tables, the sinusoidal encoding, and the book's helpers in `rope_lib.teach`.
+
+
+def require_rescale_factors(values, n_pairs: int, name: str = "rescale_factors") -> np.ndarray:
+    """LongRoPE's λ_i: n_pairs finite numbers above 0, one per pair, as float64 numpy."""
+    return require_positive_vector(values, n_pairs, name, shape="hold one factor per pair, shape (d/2,)", items="finite factors above 0")
+
+
+def require_proportion(value, name: str = "proportion") -> float:
+    """p-RoPE's share p of the pairs that turn: a real number in [0, 1]."""
+    value = require_real(value, name)
+    if not 0 <= value <= 1:
+        raise ValueError(f"{name} must lie in [0, 1], got {value}")
+    return value
+
+
+def require_attention_weights(weights) -> np.ndarray:
+    """Attention maps (n_layers, B, H, T, T), a tensor or an array, as a numpy array."""
+    weights = weights.numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 5 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(f"weights must have shape (n_layers, B, H, T, T), got {weights.shape}")
+    return weights
+
+
+def require_matrix_for(w, d: int, name: str) -> np.ndarray:
+    """A projection (d_out, d) that takes vectors of length d, as float64 numpy."""
+    if np.ndim(w) != 2 or np.shape(w)[1] != d:
+        raise ValueError(f"{name} must have shape (d_out, {d}), got {np.shape(w)}")
+    return np.asarray(w, dtype=np.float64)
+
+
+def frequencies_arguments(a, dim: str = "d") -> None:
+    """A rotary dimension (named `dim`) and the base its frequencies θ_i = base^(−2i/d) come from."""
+    a[dim] = require_even_dim(a[dim], dim)
+    a["base"] = require_base(a["base"], "base")
+
+
+def angle_coverage_arguments(a) -> None:
+    a["d"] = require_even_dim(a["d"], "d")
+    a["context_len"] = require_positive_int(a["context_len"], "context_len")
+    if a["freqs"] is None:
+        a["base"] = require_base(a["base"], "base")
+    else:
+        a["freqs"] = require_frequencies(a["freqs"], a["d"] // 2, "freqs")
+
+
+def scaled_frequencies_arguments(a, dim: str = "d") -> None:
+    frequencies_arguments(a, dim)
+    a["factor"] = require_factor(a["factor"])
+
+
+def ntk_base_arguments(a) -> None:
+    scaled_frequencies_arguments(a)
+    if a["d"] < 4:
+        raise ValueError(f"d must be at least 4 for the NTK-aware exponent d/(d−2), got {a['d']}")
+
+
+def dynamic_ntk_factor_arguments(a) -> None:
+    a["factor"] = require_factor(a["factor"])
+    a["seq_len"] = require_positive_int(a["seq_len"], "seq_len")
+    a["original_max_len"] = require_positive_int(a["original_max_len"], "original_max_len")
+
+
+def yarn_ramp_arguments(a) -> None:
+    frequencies_arguments(a)
+    a["original_max_len"] = require_positive_int(a["original_max_len"], "original_max_len")
+    a["beta_slow"], a["beta_fast"] = require_increasing_pair(a["beta_slow"], a["beta_fast"], "beta_slow", "beta_fast")
+    a["truncate"] = require_bool(a["truncate"], "truncate")
+
+
+def yarn_attention_factor_arguments(a) -> None:
+    a["factor"] = require_factor(a["factor"])
+    a["mscale"] = require_positive_real(a["mscale"], "mscale")
+
+
+def llama3_scale_freqs_arguments(a) -> None:
+    a["freqs"] = require_positive_vector(
+        a["freqs"], np.size(a["freqs"]), "freqs", shape="have shape (d/2,)", items="positive finite frequencies"
+    )
+    a["factor"] = require_factor(a["factor"])
+    a["low_freq_factor"], a["high_freq_factor"] = require_increasing_pair(
+        a["low_freq_factor"], a["high_freq_factor"], "low_freq_factor", "high_freq_factor"
+    )
+    a["original_max_len"] = require_positive_int(a["original_max_len"], "original_max_len")
+
+
+def longrope_inv_freq_arguments(a) -> None:
+    frequencies_arguments(a)
+    a["rescale_factors"] = require_rescale_factors(a["rescale_factors"], a["d"] // 2)
+
+
+def longrope_attention_factor_arguments(a) -> None:
+    a["factor"] = require_factor(a["factor"])
+    a["original_max_len"] = require_positive_int(a["original_max_len"], "original_max_len")
+    if a["original_max_len"] < 2:
+        raise ValueError(f"original_max_len must be at least 2 (ln L is the denominator), got {a['original_max_len']}")
+
+
+def proportional_inv_freq_arguments(a) -> None:
+    scaled_frequencies_arguments(a, "head_dim")
+    a["proportion"] = require_proportion(a["proportion"])
+
+
+def rotary_matrix_arguments(a) -> None:
+    require_layout(a["layout"])
+    a["d"] = require_even_dim(a["d"], "d")
+    if a["inv_freq"] is None:
+        a["base"] = require_base(a["base"], "base")
+    else:
+        a["inv_freq"] = require_frequencies(a["inv_freq"], a["d"] // 2)
+
+
+def alibi_slopes_arguments(a) -> None:
+    a["n_heads"] = require_positive_int(a["n_heads"], "n_heads")
+
+
+def sinusoidal_encoding_loop_arguments(a) -> None:
+    a["seq_len"] = require_positive_int(a["seq_len"], "seq_len")
+    frequencies_arguments(a)
+
+
+def absolute_position_score_arguments(a) -> None:
+    x_m, x_n = np.asarray(a["x_m"], dtype=np.float64), np.asarray(a["x_n"], dtype=np.float64)
+    if x_m.ndim != 1 or x_m.shape != x_n.shape:
+        raise ValueError(f"x_m and x_n must be vectors of one length d, got shapes {x_m.shape} and {x_n.shape}")
+    require_even_dim(x_m.size, "the length d of x_m and x_n")
+    a["x_m"], a["x_n"] = x_m, x_n
+    a["w_q"], a["w_k"] = require_matrix_for(a["w_q"], x_m.size, "w_q"), require_matrix_for(a["w_k"], x_m.size, "w_k")
+    a["base"] = require_base(a["base"], "base")
+
+
+def rope_layers_arguments(a) -> None:
+    a["n_layers"] = require_positive_int(a["n_layers"], "n_layers")
+    if a["nope_layer_interval"] is not None:
+        a["nope_layer_interval"] = require_positive_int(a["nope_layer_interval"], "nope_layer_interval")
+
+
+def attention_temperature_arguments(a) -> None:
+    pos = as_positions(a["positions"])
+    if pos.ndim != 1:
+        raise ValueError(f"positions must have shape (T,), got {tuple(pos.shape)}")
+    if (pos < 0).any():
+        raise ValueError(f"positions must be non-negative token indices, got min {int(pos.min())}")
+    a["positions"] = pos
+    a["floor_scale"] = require_positive_real(a["floor_scale"], "floor_scale")
+    a["attn_scale"] = require_positive_real(a["attn_scale"], "attn_scale")
+
+
+def multi_axis_angles_arguments(a) -> None:
+    freqs = a["freqs"] = require_axis_frequencies(a["freqs"])
+    pos = a["positions"] = as_positions(a["positions"])
+    if pos.dim() == 0 or pos.shape[-1] != freqs.shape[1]:
+        raise ValueError(
+            f"positions must end in one coordinate per axis, (..., A) with A = {freqs.shape[1]} as freqs has, "
+            f"got shape {tuple(pos.shape)}"
+        )
+
+
+def axial_freqs_2d_arguments(a, splits: tuple[str, ...]) -> None:
+    a["d"] = require_quarter_dim(a["d"])
+    a["base"] = require_base(a["base"], "base")
+    if a["split"] not in splits:
+        raise ValueError(f"split must be one of {splits}, got {a['split']!r}")
+
+
+def mixed_freqs_2d_arguments(a) -> None:
+    a["d"] = require_quarter_dim(a["d"])
+    a["angle"] = require_real(a["angle"], "angle")
+    a["base"] = require_base(a["base"], "base")
+
+
+def mrope_axis_of_pair_arguments(a) -> None:
+    section = a["mrope_section"]
+    if not isinstance(section, (list, tuple)) or len(section) != 3:
+        raise ValueError(f"mrope_section must be three pair counts (s_t, s_h, s_w), got {section!r}")
+    s_t, s_h, s_w = (require_non_negative_int(s, "mrope_section entries") for s in section)
+    a["interleaved"] = require_bool(a["interleaved"], "interleaved")
+    n_pairs = s_t + s_h + s_w
+    if n_pairs == 0:
+        raise ValueError("mrope_section must give at least one pair")
+    if a["interleaved"]:  # t, h, w, t, h, w, …: pair p ≡ 1 (mod 3) is h while p < 3·s_h, p ≡ 2 is w while p < 3·s_w
+        h, w = len(range(1, min(n_pairs, 3 * s_h), 3)), len(range(2, min(n_pairs, 3 * s_w), 3))
+        if (h, w) != (s_h, s_w):
+            counts = (n_pairs - h - w, h, w)
+            raise ValueError(f"interleaved mrope_section {tuple(section)} cannot be laid out as t, h, w, t, h, w, …: it gives {counts} pairs")
+    a["mrope_section"] = (s_t, s_h, s_w)
+
+
+def mrope_position_ids_arguments(a) -> None:
+    """Each segment, its sizes made ints: ("text", n), ("image", (h, w)), ("video", (t, h, w))."""
+    segments = a["segments"]
+    if not isinstance(segments, (list, tuple)) or not segments:
+        raise ValueError(f"segments must be a non-empty list of ('text', n), ('image', (h, w)) or ('video', (t, h, w)), got {segments!r:.80}")
+    checked = []
+    for segment in segments:
+        if not (isinstance(segment, tuple) and len(segment) == 2 and segment[0] in ("text", "image", "video")):
+            raise ValueError(f"each segment must be ('text', n), ('image', (h, w)) or ('video', (t, h, w)), got {segment!r:.80}")
+        kind, size = segment
+        if kind == "text":
+            checked.append((kind, require_positive_int(size, "a text segment's length")))
+            continue
+        want = 2 if kind == "image" else 3
+        if not isinstance(size, tuple) or len(size) != want:
+            raise ValueError(f"an {kind} segment's grid must be a tuple of {want} sizes, got {size!r}")
+        checked.append((kind, tuple(require_positive_int(g, f"an {kind} segment's grid sizes") for g in size)))
+    a["segments"] = checked
+
+
+def pair_to_complex_arguments(a) -> None:
+    v = a["v"] = np.asarray(a["v"], dtype=np.float64)
+    if v.ndim == 0 or v.shape[-1] != 2:
+        raise ValueError(f"v must have a last axis of length 2 (the pair (a, b)), got shape {v.shape}")
+
+
+def exp_partial_sums_arguments(a) -> None:
+    a["n_terms"] = require_positive_int(a["n_terms"], "n_terms")
+    z = a["z"]
+    if not isinstance(z, (int, float, complex, np.number)) or isinstance(z, bool):
+        raise TypeError(f"z must be a number, got {type(z).__name__}")
+
+
+def relative_upper_bound_arguments(a) -> None:
+    frequencies_arguments(a)
+
+
+def b_m_theta_arguments(a) -> None:
+    a["positions"] = np.asarray(a["positions"], dtype=np.float64)
+    theta = a["freqs"] = np.asarray(a["freqs"], dtype=np.float64)
+    if theta.ndim != 1 or theta.size == 0:
+        raise ValueError(f"freqs must be a non-empty vector of frequencies θ_i, got shape {theta.shape}")
+
+
+def tokenize_arguments(a) -> None:
+    text = a["text"]
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if not text.strip():  # every character but white space is a token or part of one
+        raise ValueError(f"text must contain at least one word or punctuation mark, got {text!r}")
+
+
+def embedding_table_arguments(a) -> None:
+    a["vocab_size"] = require_positive_int(a["vocab_size"], "vocab_size")
+    a["d"] = require_positive_int(a["d"], "d")
+    a["seed"] = require_non_negative_int(a["seed"], "seed")
+
+
+def self_attention_arguments(a) -> None:
+    a["causal"] = require_bool(a["causal"], "causal")
+    x = a["x"] = np.asarray(a["x"], dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"x must have shape (N, d), got {x.ndim} dimensions {x.shape}")
+    for name in ("w_q", "w_k", "w_v"):
+        a[name] = require_matrix_for(a[name], x.shape[1], name)
+
+
+def is_permutation_equivariant_arguments(a) -> None:
+    if not callable(a["layer"]):
+        raise TypeError(f"layer must be a function of the rows x, got {type(a['layer']).__name__}")
+    x, perm = a["x"], a["perm"] = np.asarray(a["x"]), np.asarray(a["perm"])
+    if sorted(perm.tolist()) != list(range(len(x))):
+        raise ValueError(f"perm must be a permutation of range({len(x)}), got {perm.tolist()!r:.80}")
+    a["atol"] = require_real(a["atol"], "atol")
+
+
+def require_model(model, model_type: type) -> None:
+    if not isinstance(model, model_type):
+        raise TypeError(f"model must be a rope_lib.Model, got {type(model).__name__}")
+
+
+def train_model_arguments(a, model_type: type) -> None:
+    require_model(a["model"], model_type)
+    a["steps"] = require_positive_int(a["steps"], "steps")
+    a["batch_size"] = require_positive_int(a["batch_size"], "batch_size")
+    a["lr"] = require_positive_real(a["lr"], "lr")
+    a["seed"] = require_non_negative_int(a["seed"], "seed")
+    a["seq_len"] = seq_len = require_positive_int(a["seq_len"], "seq_len")
+    most = a["model"].config.max_seq_len
+    if seq_len > most:
+        raise ValueError(f"seq_len must be at most the model's max_seq_len={most}, got {seq_len}")
+
+
+def offset_scores_arguments(a) -> None:
+    weights = a["weights"] = require_attention_weights(a["weights"])
+    last = weights.shape[-1] - 1
+    a["first_query"] = require_non_negative_int(a["first_query"], "first_query")
+    if a["max_offset"] is not None:
+        a["max_offset"] = require_positive_int(a["max_offset"], "max_offset")
+    max_offset = (last + 1) // 2 if a["max_offset"] is None else a["max_offset"]
+    if max_offset > last or a["first_query"] > last:
+        raise ValueError(f"max_offset and first_query must be at most T − 1 = {last}, got {max_offset} and {a['first_query']}")
+
+
+def rescaled_arguments(a, model_type: type, rules) -> None:
+    model = a["model"]
+    require_model(model, model_type)
+    if model.config.position_encoding != "rope":
+        raise ValueError(f"model must use position_encoding='rope' to be rescaled, got {model.config.position_encoding!r}")
+    if a["rule"] not in rules:
+        raise ValueError(f"rule must be one of {tuple(rules)}, got {a['rule']!r}")
+    a["factor"] = require_factor(a["factor"])
+    a["trained_len"] = require_positive_int(a["trained_len"], "trained_len")

@@ -7,16 +7,17 @@ along a direction that training learns. Chapter "RoPE for images and video".
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 
+from . import _validate
 from ._validate import (
+    checked_by,
     require_axis_frequencies,
-    require_base,
     require_int,
     require_positive_int,
-    require_quarter_dim,
-    require_real,
     require_real_array,
 )
 from .frequencies import inv_freq
@@ -27,15 +28,12 @@ base^(−4j/d) (Heo et al.'s RoPE-Axial, Qwen2-VL's vision encoder); "alternatin
 1D RoPE, the even-numbered ones to h and the odd-numbered ones to w (Pixtral)."""
 
 
+@checked_by(functools.partial(_validate.axial_freqs_2d_arguments, splits=AXIAL_SPLITS))
 def axial_freqs_2d(d: int, base: float = 100.0, *, split: str = "shared") -> np.ndarray:
     """Frequency vectors (f_h, f_w) of axial RoPE, shape (d/2, 2): pairs 0 … d/4−1 turn with h, the rest with w.
 
     base 100 is Heo et al.'s for ViTs; Pixtral and Qwen2-VL's vision encoder use 10000.
     """
-    d = require_quarter_dim(d)
-    base = require_base(base, "base")
-    if split not in AXIAL_SPLITS:
-        raise ValueError(f"split must be one of {AXIAL_SPLITS}, got {split!r}")
     if split == "shared":
         theta = inv_freq(d // 2, base)  # base^(−2j/(d/2)) = base^(−4j/d), j = 0 … d/4 − 1
         for_h, for_w = theta, theta
@@ -46,6 +44,7 @@ def axial_freqs_2d(d: int, base: float = 100.0, *, split: str = "shared") -> np.
     return np.concatenate([np.stack([for_h, zeros], axis=1), np.stack([zeros, for_w], axis=1)])  # (d/2, 2)
 
 
+@checked_by(_validate.mixed_freqs_2d_arguments)
 def mixed_freqs_2d(d: int, angle: float, base: float = 10.0) -> np.ndarray:
     """RoPE-Mixed's frequency vectors as Heo et al. initialise them for one head, shape (d/2, 2).
 
@@ -53,9 +52,7 @@ def mixed_freqs_2d(d: int, angle: float, base: float = 10.0) -> np.ndarray:
     pairs 0 … d/4−1 and along angle + π/2 for the rest; training then moves every vector freely.
     angle = 0 gives axial RoPE with shared frequencies.
     """
-    d = require_quarter_dim(d)
-    angle = require_real(angle, "angle")
-    magnitude = inv_freq(d // 2, require_base(base, "base"))  # (d/4,)
+    magnitude = inv_freq(d // 2, base)  # (d/4,)
     first = np.stack([magnitude * np.cos(angle), magnitude * np.sin(angle)], axis=1)
     second = np.stack([magnitude * np.cos(angle + np.pi / 2), magnitude * np.sin(angle + np.pi / 2)], axis=1)
     return np.concatenate([first, second])  # (d/2, 2)

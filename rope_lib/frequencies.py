@@ -8,20 +8,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import require_base, require_even_dim
+from . import _validate
+from ._validate import checked_by
 
 DEFAULT_BASE = 10000.0
 """The base of RoFormer (eq. 15), of the Transformer's sinusoids and of LLaMA 1/2."""
 
 
+@checked_by(_validate.frequencies_arguments)
 def inv_freq(d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """θ_i = base^(−2i/d) for i = 0 … d/2 − 1, shape (d/2,).
 
     RoFormer eq. 15 writes θ_i = 10000^(−2(i−1)/d) with i counted from 1; this is
     the same list counted from 0, under the name Hugging Face gives it.
     """
-    d = require_even_dim(d, "d")
-    base = require_base(base, "base")
     return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
 
 

@@ -11,31 +11,24 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ._validate import require_base, require_bool, require_even_dim, require_non_negative_int, require_positive_int
+from . import _validate
+from ._validate import checked_by, require_base, require_even_dim
 from .frequencies import inv_freq
 
 MROPE_AXES = ("t", "h", "w")
 """The three position streams of M-RoPE, in the order of mrope_section and of the position ids' last axis."""
 
 
+@checked_by(_validate.mrope_axis_of_pair_arguments)
 def mrope_axis_of_pair(mrope_section, *, interleaved: bool = False) -> np.ndarray:
     """The axis (0 = t, 1 = h, 2 = w) that each of the sum(mrope_section) pairs follows, shape (D/2,)."""
-    if not isinstance(mrope_section, (list, tuple)) or len(mrope_section) != 3:
-        raise ValueError(f"mrope_section must be three pair counts (s_t, s_h, s_w), got {mrope_section!r}")
-    s_t, s_h, s_w = (require_non_negative_int(s, "mrope_section entries") for s in mrope_section)
-    interleaved = require_bool(interleaved, "interleaved")
-    n_pairs = s_t + s_h + s_w
-    if n_pairs == 0:
-        raise ValueError("mrope_section must give at least one pair")
+    s_t, s_h, s_w = mrope_section
     if not interleaved:
         return np.repeat(np.arange(3), [s_t, s_h, s_w])
-    axis = np.zeros(n_pairs, dtype=np.int64)  # t unless claimed below
-    pair = np.arange(n_pairs)
+    pair = np.arange(s_t + s_h + s_w)
+    axis = np.zeros_like(pair)  # t unless claimed below
     axis[(pair % 3 == 1) & (pair < 3 * s_h)] = 1
     axis[(pair % 3 == 2) & (pair < 3 * s_w)] = 2
-    counts = tuple(np.bincount(axis, minlength=3).tolist())
-    if counts != (s_t, s_h, s_w):
-        raise ValueError(f"interleaved mrope_section {tuple(mrope_section)} cannot be laid out as t, h, w, t, h, w, …: it gives {counts} pairs")
     return axis
 
 
@@ -50,6 +43,7 @@ def mrope_freqs(d: int, base: float, mrope_section, *, interleaved: bool = False
     return freqs
 
 
+@checked_by(_validate.mrope_position_ids_arguments)
 def mrope_position_ids(segments) -> torch.Tensor:
     """(t, h, w) of every token of a sequence of segments, shape (T, 3), as the Qwen2-VL paper numbers them.
 
@@ -58,22 +52,12 @@ def mrope_position_ids(segments) -> torch.Tensor:
     s = 1 + the largest id so far (0 at first). Text token j gets t = h = w = s + j; the visual token at frame a,
     row b, column c gets (s + a, s + b, s + c), read frame by frame in reading order.
     """
-    if not isinstance(segments, (list, tuple)) or not segments:
-        raise ValueError(f"segments must be a non-empty list of ('text', n), ('image', (h, w)) or ('video', (t, h, w)), got {segments!r:.80}")
     blocks, start = [], 0
-    for segment in segments:
-        if not (isinstance(segment, tuple) and len(segment) == 2 and segment[0] in ("text", "image", "video")):
-            raise ValueError(f"each segment must be ('text', n), ('image', (h, w)) or ('video', (t, h, w)), got {segment!r:.80}")
-        kind, size = segment
+    for kind, size in segments:
         if kind == "text":
-            n = require_positive_int(size, "a text segment's length")
-            block = (start + torch.arange(n))[:, None].expand(n, 3)  # (n, 3): t = h = w
+            block = (start + torch.arange(size))[:, None].expand(size, 3)  # (n, 3): t = h = w
         else:
-            want = 2 if kind == "image" else 3
-            if not isinstance(size, tuple) or len(size) != want:
-                raise ValueError(f"an {kind} segment's grid must be a tuple of {want} sizes, got {size!r}")
-            grid = (1, *size) if kind == "image" else size
-            t, h, w = (require_positive_int(g, f"an {kind} segment's grid sizes") for g in grid)
+            t, h, w = (1, *size) if kind == "image" else size  # an image is one frame
             frames, rows, cols = torch.meshgrid(torch.arange(t), torch.arange(h), torch.arange(w), indexing="ij")
             block = start + torch.stack([frames.flatten(), rows.flatten(), cols.flatten()], dim=-1)  # (t·h·w, 3)
         blocks.append(block)

@@ -11,21 +11,16 @@ from __future__ import annotations
 
 import torch
 
-from ._validate import as_positions, compute_dtype, require_axis_frequencies, require_bthd, require_layout
+from . import _validate
+from ._validate import as_positions, checked_by, compute_dtype, require_axis_frequencies, require_bthd, require_layout
 from .rope import rotate_pairs
 
 
+@checked_by(_validate.multi_axis_angles_arguments)
 def multi_axis_angles(positions, freqs) -> torch.Tensor:
     """angle_i = Σ_a p_a · f_{i,a} in float64: positions (..., A) integers, freqs (D/2, A) → (..., D/2)."""
-    freqs = require_axis_frequencies(freqs)
-    pos = as_positions(positions)
-    if pos.dim() == 0 or pos.shape[-1] != freqs.shape[1]:
-        raise ValueError(
-            f"positions must end in one coordinate per axis, (..., A) with A = {freqs.shape[1]} as freqs has, "
-            f"got shape {tuple(pos.shape)}"
-        )
-    table = torch.as_tensor(freqs, device=pos.device)  # (D/2, A) float64; a tensor keeps its graph
-    return pos.to(torch.float64) @ table.T  # (..., D/2)
+    table = torch.as_tensor(freqs, device=positions.device)  # (D/2, A) float64; a tensor keeps its graph
+    return positions.to(torch.float64) @ table.T  # (..., D/2)
 
 
 def apply_multi_axis_rope(x: torch.Tensor, positions, freqs, *, layout: str = "interleaved") -> torch.Tensor:

@@ -15,7 +15,8 @@ import math
 
 import torch
 
-from ._validate import as_positions, require_bool, require_float_dtype, require_float_tensor, require_positive_int
+from . import _validate
+from ._validate import as_positions, checked_by, require_bool, require_float_dtype, require_float_tensor, require_positive_int
 
 
 def _bucket_layout(bidirectional, num_buckets, max_distance) -> tuple[int, int]:
@@ -94,6 +95,7 @@ def t5_relative_bias(query_positions, key_positions, bucket_bias, *, bidirection
     return bucket_bias[buckets].permute(2, 0, 1)  # (T_q, T_k, H) → (H, T_q, T_k)
 
 
+@checked_by(_validate.alibi_slopes_arguments)
 def alibi_slopes(n_heads: int) -> torch.Tensor:
     """ALiBi's slope of each head (Press et al. 2022, §3), float64 of shape (n_heads,).
 
@@ -102,7 +104,6 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
     the n' slopes of the largest power of two n' below n, then the first n − n' of the slopes for 2n'
     heads that fall between them (the ones at odd places of that sequence).
     """
-    n_heads = require_positive_int(n_heads, "n_heads")
     power = 1 << (n_heads.bit_length() - 1)  # the largest power of two ≤ n_heads
 
     def geometric(count: int) -> torch.Tensor:

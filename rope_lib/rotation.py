@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import require_even_dim, require_frequencies, require_layout
+from . import _validate
+from ._validate import checked_by
 from .frequencies import DEFAULT_BASE, angles
 from .layouts import half_order
 
@@ -18,6 +19,7 @@ def rotation_matrix_2d(angle: float) -> np.ndarray:
     return np.array([[c, -s], [s, c]])
 
 
+@checked_by(_validate.rotary_matrix_arguments)
 def rotary_matrix(m, d: int, base: float = DEFAULT_BASE, layout: str = "interleaved", *, inv_freq=None) -> np.ndarray:
     """R^d_{Θ,m} (eq. 15): d/2 blocks R(m·θ_i) on the diagonal, shape (d, d).
 
@@ -26,9 +28,7 @@ def rotary_matrix(m, d: int, base: float = DEFAULT_BASE, layout: str = "interlea
     With layout="half" the same matrix is written in the half-layout basis:
     P·R·Pᵀ, where P reorders interleaved coordinates into the half layout.
     """
-    require_layout(layout)
-    d = require_even_dim(d, "d")
-    pair_angles = angles(m, d, base) if inv_freq is None else float(m) * require_frequencies(inv_freq, d // 2)
+    pair_angles = angles(m, d, base) if inv_freq is None else float(m) * inv_freq
     matrix = np.zeros((d, d))
     for i, a in enumerate(pair_angles):
         matrix[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = rotation_matrix_2d(a)

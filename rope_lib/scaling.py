@@ -21,17 +21,18 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from . import _validate
 from ._validate import (
-    require_base,
+    checked_by,
     require_bool,
     require_even_dim,
     require_factor,
-    require_frequencies,
     require_increasing_pair,
     require_optional_positive_real,
     require_positive_int,
     require_positive_real,
-    require_positive_vector,
+    require_proportion,
+    require_rescale_factors,
     require_real,
 )
 from .frequencies import DEFAULT_BASE, inv_freq
@@ -61,25 +62,24 @@ def config_rotary_dim(head_dim: int, *, rotary_pct: float | None = None, partial
     return require_even_dim(head_dim, "head_dim")
 
 
+@checked_by(_validate.scaled_frequencies_arguments)
 def position_interpolation_inv_freq(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> np.ndarray:
     """θ'_i = θ_i / s: position interpolation (Chen et al. 2023) squeezes positions m ↦ m·L/L'.
 
     Every angle the long context needs, m·θ_i/s with m < s·L, is one the model saw
     for some m < L; the price is that neighbouring tokens move s times closer.
     """
-    return inv_freq(d, base) / require_factor(factor)
+    return inv_freq(d, base) / factor
 
 
+@checked_by(_validate.ntk_base_arguments)
 def ntk_base(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> float:
     """base' = base · s^(d/(d−2)): the NTK-aware base (bloc97, 2023).
 
     With this base the slowest pair i = d/2 − 1 turns exactly s times slower and
     the fastest, i = 0, is untouched: high frequencies extrapolate, low ones interpolate.
     """
-    d = require_even_dim(d, "d")
-    if d < 4:
-        raise ValueError(f"d must be at least 4 for the NTK-aware exponent d/(d−2), got {d}")
-    return require_base(base, "base") * require_factor(factor) ** (d / (d - 2))
+    return base * factor ** (d / (d - 2))
 
 
 def ntk_inv_freq(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> np.ndarray:
@@ -87,15 +87,13 @@ def ntk_inv_freq(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> np.
     return inv_freq(d, ntk_base(d, base, factor))
 
 
+@checked_by(_validate.dynamic_ntk_factor_arguments)
 def dynamic_ntk_factor(factor: float, seq_len: int, original_max_len: int) -> float:
     """The NTK factor dynamic NTK uses at the current length: s·max(T, L)/L − (s − 1).
 
     It is 1 while the sequence fits in the original context L (frequencies unchanged)
     and grows with the length T beyond it (emozilla, 2023; Hugging Face's "dynamic").
     """
-    factor = require_factor(factor)
-    seq_len = require_positive_int(seq_len, "seq_len")
-    original_max_len = require_positive_int(original_max_len, "original_max_len")
     if seq_len <= original_max_len:
         return 1.0  # exactly: the formula would give 1 up to rounding
     return factor * seq_len / original_max_len - (factor - 1)
@@ -112,6 +110,7 @@ def yarn_correction_pair(n_rotations: float, d: int, base: float, original_max_l
     return d * math.log(original_max_len / (2 * math.pi * n_rotations)) / (2 * math.log(base))
 
 
+@checked_by(_validate.yarn_ramp_arguments)
 def yarn_ramp(d: int, base: float = DEFAULT_BASE, *, original_max_len: int, beta_fast: float = 32.0, beta_slow: float = 1.0, truncate: bool = True) -> np.ndarray:
     """γ_i: the share of pair i that keeps its own frequency in YaRN (Peng et al. 2023), shape (d/2,).
 
@@ -121,13 +120,9 @@ def yarn_ramp(d: int, base: float = DEFAULT_BASE, *, original_max_len: int, beta
     code and Hugging Face's (the paper writes the same ramp in r = L/λ); with
     truncate=True the two ends are rounded outwards to whole pairs.
     """
-    d = require_even_dim(d, "d")
-    base = require_base(base, "base")
-    original_max_len = require_positive_int(original_max_len, "original_max_len")
-    beta_slow, beta_fast = require_increasing_pair(beta_slow, beta_fast, "beta_slow", "beta_fast")
     start = yarn_correction_pair(beta_fast, d, base, original_max_len)  # γ starts falling here
     stop = yarn_correction_pair(beta_slow, d, base, original_max_len)  # and reaches 0 here
-    if require_bool(truncate, "truncate"):
+    if truncate:
         start, stop = math.floor(start), math.ceil(stop)
     start, stop = max(start, 0), min(stop, d - 1)
     if start == stop:
@@ -152,6 +147,7 @@ def yarn_inv_freq(
     return (1 - gamma) * theta / require_factor(factor) + gamma * theta
 
 
+@checked_by(_validate.yarn_attention_factor_arguments)
 def yarn_attention_factor(factor: float, mscale: float = 1.0) -> float:
     """√(1/t) = 0.1·mscale·ln s + 1 (Peng et al. 2023, where mscale = 1): cos and sin are multiplied by it,
     so every logit by its square, sharpening attention that the longer context would flatten.
@@ -159,8 +155,7 @@ def yarn_attention_factor(factor: float, mscale: float = 1.0) -> float:
     DeepSeek-V2 (DeepSeek-AI 2024) makes the coefficient of ln s a setting, mscale
     (its `yarn_get_mscale`); at s = 1 the factor is 1 whatever mscale is.
     """
-    mscale = require_positive_real(mscale, "mscale")
-    return 0.1 * mscale * math.log(require_factor(factor)) + 1.0
+    return 0.1 * mscale * math.log(factor) + 1.0
 
 
 def deepseek_yarn_attention_factor(factor: float, mscale: float, mscale_all_dim: float) -> float:
@@ -183,6 +178,7 @@ def llama3_wavelength_bounds(original_max_len: int, low_freq_factor: float, high
     return original_max_len / high, original_max_len / low
 
 
+@checked_by(_validate.llama3_scale_freqs_arguments)
 def llama3_scale_freqs(freqs, factor: float = 8.0, *, low_freq_factor: float = 1.0, high_freq_factor: float = 4.0, original_max_len: int = 8192) -> np.ndarray:
     """Meta's Llama 3.1 rule on any frequencies (the `apply_scaling` of llama-models; Dubey et al. 2024).
 
@@ -190,10 +186,7 @@ def llama3_scale_freqs(freqs, factor: float = 8.0, *, low_freq_factor: float = 1
     L/low_freq_factor (8192) divided by the factor; between them the frequency
     blends the two with weight (L/λ − low)/(high − low), continuous at both ends.
     """
-    freqs = require_positive_vector(freqs, np.size(freqs), "freqs", shape="have shape (d/2,)", items="positive finite frequencies")
-    factor = require_factor(factor)
-    low, high = require_increasing_pair(low_freq_factor, high_freq_factor, "low_freq_factor", "high_freq_factor")
-    original_max_len = require_positive_int(original_max_len, "original_max_len")
+    low, high = low_freq_factor, high_freq_factor
     shortest_blended, longest_blended = llama3_wavelength_bounds(original_max_len, low, high)
     wavelength = 2 * np.pi / freqs
     smooth = (original_max_len / wavelength - low) / (high - low)
@@ -220,14 +213,13 @@ def llama3_inv_freq(
 
 def longrope_rescale_factors(values, n_pairs: int, name: str = "rescale_factors") -> np.ndarray:
     """λ_i: one rescale factor per pair, n_pairs finite numbers above 0, as float64 (a list, tuple or array)."""
-    n_pairs = require_positive_int(n_pairs, "n_pairs")
-    return require_positive_vector(values, n_pairs, name, shape="hold one factor per pair, shape (d/2,)", items="finite factors above 0")
+    return require_rescale_factors(values, require_positive_int(n_pairs, "n_pairs"), name)
 
 
+@checked_by(_validate.longrope_inv_freq_arguments)
 def longrope_inv_freq(d: int, base: float = DEFAULT_BASE, *, rescale_factors) -> np.ndarray:
     """θ'_i = θ_i / λ_i: LongRoPE's per-pair rescaling (Ding et al. 2024), one searched factor λ_i per pair."""
-    d = require_even_dim(d, "d")
-    return inv_freq(d, base) / longrope_rescale_factors(rescale_factors, d // 2)
+    return inv_freq(d, base) / rescale_factors
 
 
 def longrope_uses_long_factors(seq_len: int | None, original_max_len: int) -> bool:
@@ -237,25 +229,20 @@ def longrope_uses_long_factors(seq_len: int | None, original_max_len: int) -> bo
     return seq_len is not None and require_positive_int(seq_len, "seq_len") > original_max_len
 
 
+@checked_by(_validate.longrope_attention_factor_arguments)
 def longrope_attention_factor(factor: float, original_max_len: int) -> float:
     """√(1 + ln s / ln L): the cos/sin multiplier Hugging Face's `longrope` uses when the config sets none (Phi-3);
     1 at s = 1. YaRN's 0.1·ln s + 1 plays the same part."""
-    factor = require_factor(factor)
-    original_max_len = require_positive_int(original_max_len, "original_max_len")
-    if original_max_len < 2:
-        raise ValueError(f"original_max_len must be at least 2 (ln L is the denominator), got {original_max_len}")
     return math.sqrt(1 + math.log(factor) / math.log(original_max_len))
 
 
 def proportional_kept_pairs(head_dim: int, proportion: float) -> int:
     """⌊p·d/2⌋: how many of the fastest pairs p-RoPE keeps rotating (Barbero et al. 2024); p = 0 is NoPE, p = 1 RoPE."""
     head_dim = require_even_dim(head_dim, "head_dim")
-    proportion = require_real(proportion, "proportion")
-    if not 0 <= proportion <= 1:
-        raise ValueError(f"proportion must lie in [0, 1], got {proportion}")
-    return math.floor(proportion * head_dim / 2)
+    return math.floor(require_proportion(proportion) * head_dim / 2)
 
 
+@checked_by(_validate.proportional_inv_freq_arguments)
 def proportional_inv_freq(head_dim: int, base: float = DEFAULT_BASE, proportion: float = 0.25, factor: float = 1.0) -> np.ndarray:
     """p-RoPE (Barbero et al. 2024; Hugging Face's `proportional`): the first ⌊p·d/2⌋ frequencies base^(−2i/d) of
     the whole head, the slow rest set to 0 (those pairs never turn), all divided by s, shape (d/2,).
@@ -266,7 +253,7 @@ def proportional_inv_freq(head_dim: int, base: float = DEFAULT_BASE, proportion:
     kept = proportional_kept_pairs(head_dim, proportion)
     freqs = inv_freq(head_dim, base)
     freqs[kept:] = 0.0
-    return freqs / require_factor(factor)
+    return freqs / factor
 
 
 def _position_interpolation_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) -> np.ndarray:
@@ -456,13 +443,12 @@ def scaled_frequencies(method: str, factor: float, d: int, base: float, original
     return SCALING_RULES[method](rule, d, base, int(factor * original_max_len)), rule.attention_factor
 
 
+@checked_by(_validate.angle_coverage_arguments)
 def angle_coverage(d: int, base: float = DEFAULT_BASE, context_len: int = 4096, *, freqs=None) -> np.ndarray:
     """The share of a full turn that pair i sweeps over positions 0 … L−1: min(1, (L−1)·θ_i / 2π), shape (d/2,).
 
     Pairs with coverage 1 have met every angle in training; the others meet new
     angles as soon as the context grows past L.
     """
-    d = require_even_dim(d, "d")
-    context_len = require_positive_int(context_len, "context_len")
-    theta = inv_freq(d, base) if freqs is None else require_frequencies(freqs, d // 2, "freqs")
+    theta = inv_freq(d, base) if freqs is None else freqs
     return np.minimum(1.0, (context_len - 1) * theta / (2 * np.pi))

@@ -11,18 +11,18 @@ import numbers
 
 import numpy as np
 
-from ._validate import require_even_dim, require_positive_int
+from . import _validate
+from ._validate import checked_by, require_even_dim, require_positive_int
 from .frequencies import DEFAULT_BASE, angles
 
 
+@checked_by(_validate.sinusoidal_encoding_loop_arguments)
 def sinusoidal_encoding_loop(seq_len: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """The encoding one entry at a time, as the original article writes it: slow and obvious.
 
     Each column j uses the exponent 2·(j // 2)/d, so columns 2i and 2i+1 share
     one frequency; even columns take the sine, odd columns the cosine.
     """
-    seq_len = require_positive_int(seq_len, "seq_len")
-    d = require_even_dim(d, "d")
     table = np.empty((seq_len, d))
     for m in range(seq_len):
         for j in range(d):
@@ -59,19 +59,14 @@ def sinusoidal_pair(m, i: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray
     return sinusoidal_position(m, d, base)[..., 2 * i : 2 * i + 2]  # m.shape + (2,)
 
 
+@checked_by(_validate.absolute_position_score_arguments)
 def absolute_position_score(x_m, x_n, m, n, w_q, w_k, base: float = DEFAULT_BASE) -> float:
     """(W_q (x_m + p_m))·(W_k (x_n + p_n)): the query–key score when positions are added to the
     embeddings (RoFormer eq. 3 with the p_m of eq. 4, the Transformer's scheme), before the 1/√d scaling.
 
     It expands into four terms, and only the p_m·p_n part depends on m − n alone.
     """
-    x_m, x_n = np.asarray(x_m, dtype=np.float64), np.asarray(x_n, dtype=np.float64)
-    if x_m.ndim != 1 or x_m.shape != x_n.shape:
-        raise ValueError(f"x_m and x_n must be vectors of one length d, got shapes {x_m.shape} and {x_n.shape}")
     d = x_m.size
-    for name, w in (("w_q", w_q), ("w_k", w_k)):
-        if np.ndim(w) != 2 or np.shape(w)[1] != d:
-            raise ValueError(f"{name} must have shape (d_out, {d}), got {np.shape(w)}")
-    q = np.asarray(w_q) @ (x_m + sinusoidal_position(m, d, base))  # (d_out,)
-    k = np.asarray(w_k) @ (x_n + sinusoidal_position(n, d, base))  # (d_out,)
+    q = w_q @ (x_m + sinusoidal_position(m, d, base))  # (d_out,)
+    k = w_k @ (x_n + sinusoidal_position(n, d, base))  # (d_out,)
     return float(q @ k)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .._validate import require_non_negative_int, require_positive_int
+from .. import _validate
+from .._validate import checked_by
 from ..llama import Model, causal_mask
 
 OFFSET_HEAD_THRESHOLD = 0.5
@@ -45,14 +46,7 @@ def attention_weights(model: Model, tokens: torch.Tensor) -> torch.Tensor:
     return torch.stack(maps).cpu()  # (n_layers, B, H, T, T)
 
 
-def require_attention_weights(weights) -> np.ndarray:
-    """Attention maps (n_layers, B, H, T, T), a tensor or an array, as a numpy array, or a clear error."""
-    weights = weights.numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights, dtype=np.float64)
-    if weights.ndim != 5 or weights.shape[-1] != weights.shape[-2]:
-        raise ValueError(f"weights must have shape (n_layers, B, H, T, T), got {weights.shape}")
-    return weights
-
-
+@checked_by(_validate.offset_scores_arguments)
 def offset_scores(weights, *, max_offset: int | None = None, first_query: int = 0) -> np.ndarray:
     """s_(l,h)(o), the mean weight a_(t, t−o) of layer l's head h over the batch and the queries t ≥ max(o, first_query),
     for o = 1 … max_offset: shape (n_layers, H, max_offset); entry [l, h, o − 1] is offset o.
@@ -60,12 +54,8 @@ def offset_scores(weights, *, max_offset: int | None = None, first_query: int = 
     max_offset defaults to T // 2, so that every score averages over at least half the queries: at offset T − 1 only
     the last query has a key, and a head that looks at the first token (as many do) would score 1 there.
     """
-    weights = require_attention_weights(weights)
     seq = weights.shape[-1]
-    first_query = require_non_negative_int(first_query, "first_query")
-    max_offset = seq // 2 if max_offset is None else require_positive_int(max_offset, "max_offset")
-    if max_offset > seq - 1 or first_query > seq - 1:
-        raise ValueError(f"max_offset and first_query must be at most T − 1 = {seq - 1}, got {max_offset} and {first_query}")
+    max_offset = seq // 2 if max_offset is None else max_offset
     scores = np.empty(weights.shape[:1] + weights.shape[2:3] + (max_offset,))
     for o in range(1, max_offset + 1):
         queries = np.arange(max(o, first_query), seq)  # every query with a key o back

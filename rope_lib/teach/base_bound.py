@@ -27,17 +27,15 @@ import math
 
 import numpy as np
 
-from .._validate import require_base, require_even_dim, require_positive_int
+from .. import _validate
+from .._validate import checked_by, require_base, require_even_dim, require_positive_int
 from ..frequencies import inv_freq
 
 
+@checked_by(_validate.b_m_theta_arguments)
 def b_m_theta(positions, freqs) -> np.ndarray:
     """B_{Δ,θ} = Σ_i cos(Δ·θ_i) for every distance Δ in `positions`, shape positions.shape (the direct sum)."""
-    m = np.asarray(positions, dtype=np.float64)
-    theta = np.asarray(freqs, dtype=np.float64)
-    if theta.ndim != 1 or theta.size == 0:
-        raise ValueError(f"freqs must be a non-empty vector of frequencies θ_i, got shape {theta.shape}")
-    return np.cos(m[..., None] * theta).sum(axis=-1)
+    return np.cos(positions[..., None] * freqs).sum(axis=-1)
 
 
 def b_m_theta_blocks(max_len: int, freqs) -> np.ndarray:

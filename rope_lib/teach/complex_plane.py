@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import require_positive_int
+from .. import _validate
+from .._validate import checked_by
 
 
+@checked_by(_validate.pair_to_complex_arguments)
 def pair_to_complex(v) -> np.ndarray:
     """(…, 2) real pairs (a, b) → (…) complex a + ib."""
-    v = np.asarray(v, dtype=np.float64)
-    if v.ndim == 0 or v.shape[-1] != 2:
-        raise ValueError(f"v must have a last axis of length 2 (the pair (a, b)), got shape {v.shape}")
     return v[..., 0] + 1j * v[..., 1]
 
 
@@ -26,15 +25,13 @@ def complex_to_pair(z) -> np.ndarray:
     return np.stack([z.real, z.imag], axis=-1)  # (…, 2)
 
 
+@checked_by(_validate.exp_partial_sums_arguments)
 def exp_partial_sums(z: complex, n_terms: int) -> np.ndarray:
     """S_N(z) = Σ_{k=0}^{N} z^k / k! for N = 0 … n_terms − 1, shape (n_terms,) complex.
 
     With z = ix these partial sums converge to e^{ix} = cos x + i sin x (Euler's
     formula). Each term is the previous one times z/k, so no factorial overflows.
     """
-    n_terms = require_positive_int(n_terms, "n_terms")
-    if not isinstance(z, (int, float, complex, np.number)) or isinstance(z, bool):
-        raise TypeError(f"z must be a number, got {type(z).__name__}")
     term, total = complex(1.0), complex(0.0)
     sums = np.empty(n_terms, dtype=np.complex128)
     for k in range(n_terms):

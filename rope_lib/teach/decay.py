@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import require_even_dim
+from .. import _validate
+from .._validate import checked_by, require_even_dim
 from ..frequencies import DEFAULT_BASE, angles
 
 
@@ -94,10 +95,10 @@ def abel_bound(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
     return largest_step * np.abs(partial_sums(relative, 2 * h.size, base)[..., 1:]).sum(axis=-1)
 
 
+@checked_by(_validate.relative_upper_bound_arguments)
 def relative_upper_bound(relative, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """(1/(d/2)) Σ_{j=1}^{d/2} |S_j|, the curve of RoFormer Fig. 2; shape relative.shape.
 
     At distance 0 every S_j = j, so the curve starts at (d/2 + 1)/2: 32.5 for d = 128.
     """
-    d = require_even_dim(d, "d")
     return np.abs(partial_sums(relative, d, base)[..., 1:]).mean(axis=-1)

@@ -9,11 +9,13 @@ position interpolation ("linear"), NTK-aware scaling ("ntk") or YaRN ("yarn"), a
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import torch
 from torch import nn
 
-from .._validate import require_non_negative_int, require_positive_int
+from .. import _validate
+from .._validate import checked_by, require_non_negative_int, require_positive_int
 from ..llama import Model
 from ..scaling import RopeScaling
 from .position_tasks import IGNORE, require_predictions
@@ -60,16 +62,11 @@ def accuracy(model: nn.Module, task, *, seq_len: int, n_sequences: int = 256, ba
     return right / asked
 
 
+@checked_by(functools.partial(_validate.rescaled_arguments, model_type=Model, rules=TEST_TIME_RULES))
 def rescaled(model: Model, rule: str, factor: float, *, trained_len: int) -> Model:
     """The same weights in a model whose RoPE uses the rule `TEST_TIME_RULES[rule]` at `factor` (s = L'/L, at least 1),
     for a model trained on sequences of trained_len tokens."""
-    if not isinstance(model, Model):
-        raise TypeError(f"model must be a rope_lib.Model, got {type(model).__name__}")
-    if model.config.position_encoding != "rope":
-        raise ValueError(f"model must use position_encoding='rope' to be rescaled, got {model.config.position_encoding!r}")
-    if rule not in TEST_TIME_RULES:
-        raise ValueError(f"rule must be one of {tuple(TEST_TIME_RULES)}, got {rule!r}")
-    scaling = RopeScaling(TEST_TIME_RULES[rule], factor, original_max_len=require_positive_int(trained_len, "trained_len"))
+    scaling = RopeScaling(TEST_TIME_RULES[rule], factor, original_max_len=trained_len)
     twin = Model(dataclasses.replace(model.config, scaling=scaling, device=model.device))
     twin.load_state_dict(model.state_dict())
     return twin.eval()

@@ -13,24 +13,21 @@ import re
 
 import numpy as np
 
-from .._validate import require_positive_int
+from .. import _validate
+from .._validate import checked_by, require_positive_int
 
 TOKEN_PATTERN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
 """A word (letters and digits, with an optional 's or n't style ending) or one punctuation mark."""
 
 
+@checked_by(_validate.tokenize_arguments)
 def tokenize(text: str) -> list[str]:
     """w_0 … w_{N−1}: the lower-cased words and punctuation marks of `text`, in order.
 
     Deliberately tiny and deterministic (no downloads): real models use learned
     sub-word vocabularies, but attention only ever sees the resulting list.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    tokens = TOKEN_PATTERN.findall(text.lower())
-    if not tokens:
-        raise ValueError(f"text must contain at least one word or punctuation mark, got {text!r}")
-    return tokens
+    return TOKEN_PATTERN.findall(text.lower())
 
 
 def build_vocab(tokens) -> dict[str, int]:
@@ -51,14 +48,13 @@ def token_ids(tokens, vocab: dict[str, int]) -> np.ndarray:
     return np.array([vocab[token] for token in tokens], dtype=np.int64)
 
 
+@checked_by(_validate.embedding_table_arguments)
 def embedding_table(vocab_size: int, d: int, seed: int = 0) -> np.ndarray:
     """A (vocab_size, d) table of embeddings drawn from N(0, 1): row i is the vector of token id i.
 
     A trained model learns this table; a seeded random one is enough to show
     what attention does with it.
     """
-    vocab_size = require_positive_int(vocab_size, "vocab_size")
-    d = require_positive_int(d, "d")
     return np.random.default_rng(seed).standard_normal((vocab_size, d))
 
 
@@ -110,6 +106,7 @@ def causal_visibility(n_tokens: int) -> np.ndarray:
     return np.tril(np.ones((n_tokens, n_tokens), dtype=bool))
 
 
+@checked_by(_validate.self_attention_arguments)
 def self_attention(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray, *, causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """One head with no position information: q_m = W_q x_m, k_n = W_k x_n, v_n = W_v x_n.
 
@@ -118,15 +115,7 @@ def self_attention(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndar
     causal=True: query m weighs only the keys n ≤ m (a decoder's mask), so the
     outputs depend on the order; the score of a visible pair is still (W_q x_m)·(W_k x_n).
     """
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal must be True or False, got {causal!r}")
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 2:
-        raise ValueError(f"x must have shape (N, d), got {x.ndim} dimensions {x.shape}")
-    for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
-        if np.ndim(w) != 2 or np.shape(w)[1] != x.shape[1]:
-            raise ValueError(f"{name} must have shape (d_out, {x.shape[1]}), got {np.shape(w)}")
-    q, k, v = x @ np.asarray(w_q).T, x @ np.asarray(w_k).T, x @ np.asarray(w_v).T  # (N, d_k), (N, d_k), (N, d_v)
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T  # (N, d_k), (N, d_k), (N, d_v)
     scores = attention_scores(q, k)  # (N, N)
     if causal:
         scores = np.where(causal_visibility(len(x)), scores, -np.inf)  # the diagonal is always seen
@@ -134,12 +123,10 @@ def self_attention(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndar
     return attention_outputs(weights, v), weights
 
 
+@checked_by(_validate.is_permutation_equivariant_arguments)
 def is_permutation_equivariant(layer, x: np.ndarray, perm, atol: float = 1e-12) -> bool:
     """Whether layer(x[perm]) equals layer(x)[perm]: shuffling the inputs only shuffles the outputs.
 
     `layer` maps (N, d) rows to (N, d_out) rows; `perm` must be a permutation of range(N).
     """
-    x, perm = np.asarray(x), np.asarray(perm)
-    if sorted(perm.tolist()) != list(range(len(x))):
-        raise ValueError(f"perm must be a permutation of range({len(x)}), got {perm.tolist()!r:.80}")
     return bool(np.allclose(layer(x[perm]), layer(x)[perm], rtol=0, atol=atol))

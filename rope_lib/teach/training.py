@@ -7,11 +7,14 @@ model cannot memorise sequences, only the rule.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._validate import require_device, require_non_negative_int, require_positive_int, require_positive_real
+from .. import _validate
+from .._validate import checked_by, require_device, require_non_negative_int
 from ..frequencies import DEFAULT_BASE
 from ..llama import Model, ModelConfig, default_device
 from .position_tasks import IGNORE, require_predictions
@@ -67,17 +70,11 @@ def masked_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE)
 
 
+@checked_by(functools.partial(_validate.train_model_arguments, model_type=Model))
 def train_model(model: Model, task, *, seq_len: int, steps: int, batch_size: int = 32, seed: int = 0, lr: float = LEARNING_RATE) -> np.ndarray:
     """Train `model` in place for `steps` AdamW steps, each on a fresh batch of `task` at seq_len; returns the
     training loss of every step (the learning curve), shape (steps,)."""
-    if not isinstance(model, Model):
-        raise TypeError(f"model must be a rope_lib.Model, got {type(model).__name__}")
-    steps = require_positive_int(steps, "steps")
-    lr = require_positive_real(lr, "lr")
-    seq_len = require_positive_int(seq_len, "seq_len")
-    if seq_len > model.config.max_seq_len:
-        raise ValueError(f"seq_len must be at most the model's max_seq_len={model.config.max_seq_len}, got {seq_len}")
-    generator = torch.Generator().manual_seed(require_non_negative_int(seed, "seed"))
+    generator = torch.Generator().manual_seed(seed)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, betas=BETAS, weight_decay=WEIGHT_DECAY)
     losses = np.empty(steps)
     model.train()

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..attention_probe import OFFSET_HEAD_THRESHOLD, require_attention_weights
+from ..._validate import require_attention_weights
+from ..attention_probe import OFFSET_HEAD_THRESHOLD
 from ..experiment_report import LENGTH_MULTIPLES, accuracy_over_seeds, curves_over_seeds, probe_over_seeds
 from ..language import require_language, text
 from .style import SEQUENTIAL_CMAP, new_figure, series_style

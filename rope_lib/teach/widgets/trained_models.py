@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 
-from ..attention_probe import require_attention_weights
+from ..._validate import require_attention_weights
 from ..language import require_language, text
 from ..plotting.trained_models import plot_attention_map
 from . import Control, InteractiveFigure

@@ -1,0 +1,88 @@
+"""The rope_lib functions the chapters list hold the computation alone: their arguments are checked at the edge, by the
+`@checked_by(...)` line above them (`rope_lib._validate`), never in the body a reader is shown. Both editions."""
+
+import ast
+import importlib
+import inspect
+import re
+import textwrap
+
+import pytest
+
+from rope_lib import _validate
+from paths import CHINESE, ROOT
+
+LISTING = re.compile(r"```\{literalinclude\} (?:\.\./)+(rope_lib/[\w/]+)\.py\n(?::[\w-]+:.*\n)*?:pyobject: ([\w.]+)")
+"""A literalinclude of a rope_lib object, whatever options come before :pyobject:: its module's path and dotted name."""
+
+VALIDATORS = {name for name, value in vars(_validate).items() if inspect.isfunction(value)} - {"checked_by", "compute_dtype"}
+"""The names of the validation module's checks: a call to one of them is an argument check (`compute_dtype`, the
+dtype a rotation is computed in, is not one)."""
+
+CHAPTERS = sorted(ROOT.glob("book/*.md")) + sorted(CHINESE.glob("*.md"))
+
+
+def listed(chapter) -> list[tuple[str, object]]:
+    """(dotted name, object) of every rope_lib function or method the chapter lists."""
+    found = []
+    for path, name in LISTING.findall(chapter.read_text()):
+        obj = importlib.import_module(path.replace("/", "."))
+        for part in name.split("."):
+            obj = getattr(obj, part)
+        found.append((f"{path}.{name}", obj))
+    return found
+
+
+def checks_in_body(source: str) -> list[str]:
+    """The argument checks in the body of the function `source` defines: each `raise`, and each call to a function
+    of `rope_lib._validate`, as 'line N: the statement'. Its decorators are not its body."""
+    definition = ast.parse(textwrap.dedent(source)).body[0]
+    found = []
+    for statement in definition.body:
+        for node in ast.walk(statement):
+            called = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else (
+                node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None)
+            if isinstance(node, ast.Raise) or called in VALIDATORS:
+                found.append(f"line {node.lineno}: {ast.unparse(node)[:80]}")
+    return found
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_a_listed_function_checks_no_argument_in_its_body(chapter):
+    for name, obj in listed(chapter):
+        found = checks_in_body(inspect.getsource(inspect.unwrap(obj)))
+        assert not found, f"{chapter.relative_to(ROOT)} lists {name}, whose body checks its arguments: {found}"
+
+
+def test_the_chapters_list_rope_lib_code():
+    names = {name for chapter in CHAPTERS for name, _ in listed(chapter)}
+    assert len(names) >= 40, sorted(names)
+    assert "rope_lib/teach/tokens.tokenize" in names and "rope_lib/llama.Attention.forward" in names
+
+
+def test_a_check_planted_in_a_body_is_found():
+    planted = '''
+        @checked_by(_validate.frequencies_arguments)
+        def inv_freq(d, base):
+            d = require_even_dim(d, "d")
+            if base <= 1:
+                raise ValueError("base must be above 1")
+            return base ** (-np.arange(0, d, 2) / d)
+    '''
+    found = checks_in_body(planted)
+    assert [entry.split(":")[0] for entry in found] == ["line 4", "line 6"], found
+    assert checks_in_body(planted.replace("d = require_even_dim(d, \"d\")", "pass").replace(
+        'raise ValueError("base must be above 1")', "pass")) == []
+
+
+def test_a_listed_function_still_refuses_a_bad_argument():
+    """Moving a check to the edge keeps it: a call from outside the library meets it, with the argument's name."""
+    import rope_lib
+    from rope_lib import teach
+
+    with pytest.raises(ValueError, match="d must be a positive even integer"):
+        rope_lib.inv_freq(7)
+    with pytest.raises(TypeError, match="text must be a str"):
+        teach.tokenize(3)
+    with pytest.raises(ValueError, match="w_k must have shape"):
+        teach.self_attention([[1.0, 2.0]], [[1.0, 0.0]], [[1.0]], [[1.0, 0.0]])
