@@ -524,15 +524,14 @@ def kv_cache_update_arguments(a) -> None:
     for name, t in (("k", k), ("v", v)):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-        if t.dim() != 4 or t.shape[2:] != cache.k.shape[2:] or t.shape[0] > cache.max_batch_size:
-            raise ValueError(
-                f"{name} must have shape (B ≤ {cache.max_batch_size}, T, Hkv={cache.k.shape[2]}, D={cache.k.shape[3]}), got {tuple(t.shape)}"
-            )
+        hkv, d = cache.k.shape[1], cache.k.shape[3]
+        if t.dim() != 4 or (t.shape[1], t.shape[3]) != (hkv, d) or t.shape[0] > cache.max_batch_size:
+            raise ValueError(f"{name} must have shape (B ≤ {cache.max_batch_size}, Hkv={hkv}, T, D={d}), got {tuple(t.shape)}")
         if t.dtype != cache.k.dtype or t.device != cache.k.device:
             raise TypeError(f"{name} must have the cache's dtype {cache.k.dtype} on {cache.k.device}, got {t.dtype} on {t.device}")
     if k.shape != v.shape:
         raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
-    require_room(cache, k.shape[0], start_pos, k.shape[1])
+    require_room(cache, k.shape[0], start_pos, k.shape[2])
 
 
 def require_room(cache, batch: int, start_pos: int, seq: int) -> None:

@@ -181,31 +181,21 @@ class KVCache(nn.Module):
     """Rotated keys and values of max_batch_size sequences of up to max_seq_len positions, one verb: `update`.
 
     Keys arrive already rotated to their positions, are written once at `start_pos` and never rotated
-    again. The buffers are head-major, (B, Hkv, S, D), so that the keys of one head are one block of memory
-    that attention reads in place; `k` and `v` show them as (B, S, Hkv, D), Meta's shape. The cache keeps
-    values, not graphs: what it holds from earlier calls is a constant to later ones, so a model made of
-    these blocks trains step after step. It knows how far its sequences go (`length`) and how many there
-    are (`batch`), so that writes come in order: at 0 (new sequences), or within what is written.
+    again. The buffers `k` and `v` are head-major, (B, Hkv, S, D), as gpt-fast keeps them and attention
+    reads them: the keys of one head are one block of memory. The cache keeps values, not graphs: what it
+    holds from earlier calls is a constant to later ones, so a model made of these blocks trains step after
+    step. It knows how far its sequences go (`length`) and how many there are (`batch`), so that writes
+    come in order: at 0 (new sequences), or within what is written.
     """
 
     @checked_by(_validate.kv_cache_arguments)
     def __init__(self, max_batch_size: int, max_seq_len: int, n_kv_heads: int, head_dim: int, *, device=None, dtype=torch.float32):
         super().__init__()
         shape = (max_batch_size, n_kv_heads, max_seq_len, head_dim)
-        self.register_buffer("head_major_k", torch.zeros(shape, device=device, dtype=dtype), persistent=False)  # (B, Hkv, S, D)
-        self.register_buffer("head_major_v", torch.zeros(shape, device=device, dtype=dtype), persistent=False)
+        self.register_buffer("k", torch.zeros(shape, device=device, dtype=dtype), persistent=False)  # (B, Hkv, S, D)
+        self.register_buffer("v", torch.zeros(shape, device=device, dtype=dtype), persistent=False)
         self.length = 0  # positions 0 … length − 1 hold the keys and values of the current sequences
         self.batch = 0  # how many sequences: rows 0 … batch − 1
-
-    @property
-    def k(self) -> torch.Tensor:
-        """Every cached key, (max_batch_size, max_seq_len, Hkv, D): a view of the head-major buffer."""
-        return self.head_major_k.transpose(1, 2)
-
-    @property
-    def v(self) -> torch.Tensor:
-        """Every cached value, (max_batch_size, max_seq_len, Hkv, D): a view of the head-major buffer."""
-        return self.head_major_v.transpose(1, 2)
 
     @property
     def max_batch_size(self) -> int:
@@ -213,29 +203,28 @@ class KVCache(nn.Module):
 
     @property
     def max_seq_len(self) -> int:
-        return self.k.shape[1]
+        return self.k.shape[2]
 
     @checked_by(_validate.kv_cache_update_arguments)
     def update(self, start_pos: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Store k, v (B, T, Hkv, D) at positions start_pos … start_pos + T − 1 and return the keys and
-        values of positions 0 … start_pos + T − 1, each (B, start_pos + T, Hkv, D).
+        """Store k, v (B, Hkv, T, D) at positions start_pos … start_pos + T − 1 and return the keys and
+        values of positions 0 … start_pos + T − 1, each (B, Hkv, start_pos + T, D).
 
         When k or v carry a graph, the returned tensors are the cached prefix (constants) followed by
         k and v themselves, so gradients reach this call's keys and values."""
-        batch, seq = k.shape[:2]
+        batch, seq = k.shape[0], k.shape[2]
         end = start_pos + seq
         self.length, self.batch = end, batch
-        with torch.no_grad():
-            self.k[:batch, start_pos:end] = k
-            self.v[:batch, start_pos:end] = v
+        self.k[:batch, :, start_pos:end] = k.detach()  # values only: no graph enters the buffer
+        self.v[:batch, :, start_pos:end] = v.detach()
         if k.requires_grad or v.requires_grad:
-            return torch.cat([self.k[:batch, :start_pos], k], dim=1), torch.cat([self.v[:batch, :start_pos], v], dim=1)
-        return self.k[:batch, :end], self.v[:batch, :end]
+            return torch.cat([self.k[:batch, :, :start_pos], k], dim=2), torch.cat([self.v[:batch, :, :start_pos], v], dim=2)
+        return self.k[:batch, :, :end], self.v[:batch, :, :end]
 
     def reset(self) -> None:
         """Forget every cached key and value."""
-        self.head_major_k.zero_()
-        self.head_major_v.zero_()
+        self.k.zero_()
+        self.v.zero_()
         self.length = self.batch = 0
 
 
@@ -298,12 +287,13 @@ class Attention(nn.Module):
         if self.rope is not None:
             cos, sin = self.rope(range(start_pos, start_pos + seq), seq_len=start_pos + seq)  # (T, rotary_dim/2) each
             qk = self.rotate(qk, cos, sin)
-        q, k = qk.split([self.n_heads, self.n_kv_heads], dim=2)  # (B, T, H, D), (B, T, Hkv, D)
+        q, k = qk.transpose(1, 2).split([self.n_heads, self.n_kv_heads], dim=1)  # head-major: (B, H, T, D), (B, Hkv, T, D)
+        v = v.transpose(1, 2)  # (B, Hkv, T, D)
         if use_cache:
-            k, v = self.cache.update(start_pos, k, v)  # (B, S = start_pos + T, Hkv, D): every key so far
+            k, v = self.cache.update(start_pos, k, v)  # (B, Hkv, S = start_pos + T, D): every key so far
         mask = self.mask(seq, start_pos if use_cache else 0, q.dtype)
-        out = F.scaled_dot_product_attention(  # softmax(q·kᵀ/√D + mask) · v, on (B, H, T, D) and (B, Hkv, S, D)
-            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), attn_mask=mask, is_causal=mask is None and seq > 1,
+        out = F.scaled_dot_product_attention(  # softmax(q·kᵀ/√D + mask) · v
+            q, k, v, attn_mask=mask, is_causal=mask is None and seq > 1,
             enable_gqa=self.n_kv_heads != self.n_heads,  # each key/value head serves n_heads / n_kv_heads query heads
         )  # (B, H, T, D)
         return self.wo(out.transpose(1, 2).reshape(batch, seq, self.n_heads * self.head_dim))
