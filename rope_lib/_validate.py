@@ -974,9 +974,9 @@ def offset_scores_arguments(a) -> None:
     a["first_query"] = require_non_negative_int(a["first_query"], "first_query")
     if a["max_offset"] is not None:
         a["max_offset"] = require_positive_int(a["max_offset"], "max_offset")
-    max_offset = (last + 1) // 2 if a["max_offset"] is None else a["max_offset"]
-    if max_offset > last or a["first_query"] > last:
-        raise ValueError(f"max_offset and first_query must be at most T − 1 = {last}, got {max_offset} and {a['first_query']}")
+    for name in ("max_offset", "first_query"):  # the default max_offset, T // 2, is below T
+        if a[name] is not None and a[name] > last:
+            raise ValueError(f"{name} must be at most T − 1 = {last}, got {a[name]}")
 
 
 def rescaled_arguments(a, model_type: type, rules) -> None:

@@ -72,7 +72,9 @@ def test_first_query_restricts_the_queries():
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match=r"weights must have shape \(n_layers, B, H, T, T\)"):
         offset_scores(np.ones((2, 3, 4, 4)))
-    with pytest.raises(ValueError, match="max_offset and first_query must be at most T − 1 = 15"):
+    with pytest.raises(ValueError, match="max_offset must be at most T − 1 = 15, got 16"):
         offset_scores(planted(), max_offset=16)
+    with pytest.raises(ValueError, match="first_query must be at most T − 1 = 15, got 20"):
+        offset_scores(planted(), first_query=20)
     with pytest.raises(TypeError, match="model must be a rope_lib.Model"):
         attention_weights(torch.nn.Linear(2, 2), torch.zeros(1, 2, dtype=torch.int64))
