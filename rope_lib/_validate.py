@@ -32,10 +32,12 @@ _EDGE = threading.local()
 """`inside` is True while a checked call runs in this thread: the calls it makes were checked at its edge."""
 
 
-def checked_by(check):
+def checked_by(check, *, covers_its_calls: bool = True):
     """Decorate a public function or method with `check(arguments)`, which raises on a bad argument and may
     replace one by its normalised form (arguments: the call's bound arguments, defaults applied, by name).
-    The check runs when the call comes from outside the library; calls made while a checked call runs skip it."""
+    The check runs when the call comes from outside the library; calls made while a checked call runs skip it.
+    covers_its_calls=False: for a function that runs code it is handed (a layer, a task), whose calls to the
+    library are then checked as any call from outside."""
 
     def decorate(function):
         signature = inspect.signature(function)
@@ -47,6 +49,8 @@ def checked_by(check):
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             check(bound.arguments)
+            if not covers_its_calls:
+                return function(*bound.args, **bound.kwargs)
             _EDGE.inside = True
             try:
                 return function(*bound.args, **bound.kwargs)

@@ -7,9 +7,13 @@ import inspect
 import re
 import textwrap
 
+import numpy as np
 import pytest
+import torch
 
-from rope_lib import _validate
+import rope_lib
+from rope_lib import _validate, teach
+from rope_lib.teach.training import train_model
 from paths import CHINESE, ROOT
 
 LISTING = re.compile(r"```\{literalinclude\} (?:\.\./)+(rope_lib/[\w/]+)\.py\n(?::[\w-]+:.*\n)*?:pyobject: ([\w.]+)")
@@ -77,12 +81,26 @@ def test_a_check_planted_in_a_body_is_found():
 
 def test_a_listed_function_still_refuses_a_bad_argument():
     """Moving a check to the edge keeps it: a call from outside the library meets it, with the argument's name."""
-    import rope_lib
-    from rope_lib import teach
-
     with pytest.raises(ValueError, match="d must be a positive even integer"):
         rope_lib.inv_freq(7)
     with pytest.raises(TypeError, match="text must be a str"):
         teach.tokenize(3)
     with pytest.raises(ValueError, match="w_k must have shape"):
         teach.self_attention([[1.0, 2.0]], [[1.0, 0.0]], [[1.0]], [[1.0, 0.0]])
+
+
+def test_code_a_listed_function_is_handed_is_checked_as_any_outside_call():
+    """`is_permutation_equivariant` runs the layer it is given and `train_model` the task's batches through the model:
+    the library calls they make are checked as a reader's own calls are, so a mistake there is still named."""
+    x, w = np.eye(3), np.eye(3)
+    with pytest.raises(ValueError, match="w_k must have shape"):
+        teach.is_permutation_equivariant(lambda rows: teach.self_attention(rows, w, w[:, :2], w)[0], x, [2, 0, 1])
+
+    class OutOfVocabulary:
+        def batch(self, seq_len, batch_size, generator):
+            tokens = torch.full((batch_size, seq_len), 99)  # the model's vocabulary has 16 tokens
+            return tokens, tokens
+
+    config = rope_lib.ModelConfig(vocab_size=16, dim=8, n_layers=1, n_heads=2, hidden_dim=16, max_seq_len=8, device="cpu")
+    with pytest.raises(ValueError, match=r"tokens must be token ids in \[0, vocab_size=16\)"):
+        train_model(rope_lib.Model(config), OutOfVocabulary(), seq_len=4, steps=1, batch_size=2)

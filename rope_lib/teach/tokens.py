@@ -123,7 +123,7 @@ def self_attention(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndar
     return attention_outputs(weights, v), weights
 
 
-@checked_by(_validate.is_permutation_equivariant_arguments)
+@checked_by(_validate.is_permutation_equivariant_arguments, covers_its_calls=False)
 def is_permutation_equivariant(layer, x: np.ndarray, perm, atol: float = 1e-12) -> bool:
     """Whether layer(x[perm]) equals layer(x)[perm]: shuffling the inputs only shuffles the outputs.
 

@@ -70,7 +70,7 @@ def masked_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE)
 
 
-@checked_by(functools.partial(_validate.train_model_arguments, model_type=Model))
+@checked_by(functools.partial(_validate.train_model_arguments, model_type=Model), covers_its_calls=False)
 def train_model(model: Model, task, *, seq_len: int, steps: int, batch_size: int = 32, seed: int = 0, lr: float = LEARNING_RATE) -> np.ndarray:
     """Train `model` in place for `steps` AdamW steps, each on a fresh batch of `task` at seq_len; returns the
     training loss of every step (the learning curve), shape (steps,)."""
