@@ -475,11 +475,11 @@ def model_config(config, position_encodings: tuple[str, ...], scaling_type: type
         require_positive_int(getattr(config, name), name)
     if config.n_kv_heads is not None:
         require_positive_int(config.n_kv_heads, "n_kv_heads")
-    require_heads(config.dim, config.n_heads, config.kv_heads)
+    head_dim = require_heads(config.dim, config.n_heads, config.kv_heads)
     require_positive_real(config.norm_eps, "norm_eps")
     require_base(config.base)
     require_layout(config.layout)
-    require_scaling(config.scaling, scaling_type)
+    require_scaling(config.scaling, scaling_type, head_dim)
     require_bool(config.tie_embeddings, "tie_embeddings")
     require_float_dtype(config.dtype)
     if config.device is not None:
@@ -502,10 +502,28 @@ def require_heads(dim: int, n_heads: int, n_kv_heads: int) -> int:
     return require_even_dim(dim // n_heads, "head_dim (dim / n_heads)")
 
 
-def require_scaling(scaling, scaling_type: type) -> None:
-    """None or a `RopeScaling` (the type given: the rules module is checked by this one, so it is not imported here)."""
+def require_scaling(scaling, scaling_type: type, rotary_dim: int) -> None:
+    """None or a `RopeScaling` (the type given: the rules module is checked by this one, so it is not imported here)
+    whose rule can rescale rotary_dim coordinates: the NTK-aware rules need rotary_dim ≥ 4."""
     if scaling is not None and not isinstance(scaling, scaling_type):
         raise TypeError(f"scaling must be a rope_lib.RopeScaling or None, got {type(scaling).__name__}")
+    if scaling is not None and scaling.method in ("ntk", "dynamic"):
+        require_ntk_dim(rotary_dim, f"the rotary dimension of scaling method {scaling.method!r}")
+
+
+def require_ntk_dim(d: int, name: str = "d") -> int:
+    """The NTK-aware exponent d/(d−2) needs d ≥ 4."""
+    if d < 4:
+        raise ValueError(f"{name} must be at least 4 for the NTK-aware exponent d/(d−2), got {d}")
+    return d
+
+
+def require_log_length(original_max_len, name: str = "original_max_len") -> int:
+    """A trained length L whose logarithm can divide: L ≥ 2 (LongRoPE's attention factor √(1 + ln s / ln L))."""
+    original_max_len = require_positive_int(original_max_len, name)
+    if original_max_len < 2:
+        raise ValueError(f"{name} must be at least 2 (ln L is the denominator), got {original_max_len}")
+    return original_max_len
 
 
 def rms_norm_arguments(a) -> None:
@@ -577,8 +595,8 @@ def attention_arguments(a, position_encodings: tuple[str, ...], scaling_type: ty
     a["max_seq_len"] = require_positive_int(a["max_seq_len"], "max_seq_len")
     a["base"] = require_base(a["base"])
     a["layout"] = require_layout(a["layout"])
-    require_scaling(a["scaling"], scaling_type)
     a["rotary_dim"] = None if a["rotary_dim"] is None else require_rotary_dim(a["rotary_dim"], head_dim)
+    require_scaling(a["scaling"], scaling_type, head_dim if a["rotary_dim"] is None else a["rotary_dim"])
     a["dtype"] = require_float_dtype(a["dtype"], "dtype")
     if a["device"] is not None:
         a["device"] = require_device(a["device"])
@@ -744,8 +762,7 @@ def scaled_frequencies_arguments(a, dim: str = "d") -> None:
 
 def ntk_base_arguments(a) -> None:
     scaled_frequencies_arguments(a)
-    if a["d"] < 4:
-        raise ValueError(f"d must be at least 4 for the NTK-aware exponent d/(d−2), got {a['d']}")
+    require_ntk_dim(a["d"])
 
 
 def dynamic_ntk_factor_arguments(a) -> None:
@@ -784,9 +801,7 @@ def longrope_inv_freq_arguments(a) -> None:
 
 def longrope_attention_factor_arguments(a) -> None:
     a["factor"] = require_factor(a["factor"])
-    a["original_max_len"] = require_positive_int(a["original_max_len"], "original_max_len")
-    if a["original_max_len"] < 2:
-        raise ValueError(f"original_max_len must be at least 2 (ln L is the denominator), got {a['original_max_len']}")
+    a["original_max_len"] = require_log_length(a["original_max_len"])
 
 
 def proportional_inv_freq_arguments(a) -> None:

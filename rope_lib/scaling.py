@@ -28,6 +28,7 @@ from ._validate import (
     require_even_dim,
     require_factor,
     require_increasing_pair,
+    require_log_length,
     require_optional_positive_real,
     require_positive_int,
     require_positive_real,
@@ -391,6 +392,8 @@ class RopeScaling:
                 if not isinstance(value, tuple):
                     raise TypeError(f"{name} must be a tuple of rescale factors (one per pair), got {type(value).__name__}")
                 longrope_rescale_factors(value, max(len(value), 1), name)
+        if self.method == "longrope" and self.attention_factor_override is None:
+            require_log_length(self.original_max_len)  # its attention factor divides by ln L
         if self.method == "longrope" and len(self.short_factor) != len(self.long_factor):
             raise ValueError(
                 "short_factor and long_factor must hold one factor per pair each, the same number, got "

@@ -104,3 +104,17 @@ def test_code_a_listed_function_is_handed_is_checked_as_any_outside_call():
     config = rope_lib.ModelConfig(vocab_size=16, dim=8, n_layers=1, n_heads=2, hidden_dim=16, max_seq_len=8, device="cpu")
     with pytest.raises(ValueError, match=r"tokens must be token ids in \[0, vocab_size=16\)"):
         train_model(rope_lib.Model(config), OutOfVocabulary(), seq_len=4, steps=1, batch_size=2)
+
+
+def test_the_paths_inside_the_model_keep_the_checks_the_listed_functions_gave_up():
+    """A model's layers call the rules' listed functions without their checks (the model checked its own edge), so what
+    those checks guarded is checked where a model, a layer or a rule is made: the NTK-aware exponent d/(d−2) needs a
+    rotary dimension of 4 or more, and LongRoPE's attention factor divides by ln L."""
+    for method in ("ntk", "dynamic"):
+        rule = rope_lib.RopeScaling(method, 2.0, original_max_len=16)
+        with pytest.raises(ValueError, match=f"scaling method '{method}' must be at least 4"):
+            rope_lib.Attention(dim=4, n_heads=2, scaling=rule, device="cpu")
+        with pytest.raises(ValueError, match=f"scaling method '{method}' must be at least 4"):
+            rope_lib.ModelConfig(vocab_size=8, dim=4, n_layers=1, n_heads=2, hidden_dim=8, scaling=rule, device="cpu")
+    with pytest.raises(ValueError, match=r"original_max_len must be at least 2 \(ln L is the denominator\)"):
+        rope_lib.RopeScaling("longrope", 2.0, original_max_len=1, short_factor=(1.0,), long_factor=(1.0,))
