@@ -927,10 +927,6 @@ def exp_partial_sums_arguments(a) -> None:
         raise TypeError(f"z must be a number, got {type(z).__name__}")
 
 
-def relative_upper_bound_arguments(a) -> None:
-    frequencies_arguments(a)
-
-
 def b_m_theta_arguments(a) -> None:
     a["positions"] = np.asarray(a["positions"], dtype=np.float64)
     theta = a["freqs"] = np.asarray(a["freqs"], dtype=np.float64)
@@ -971,6 +967,7 @@ def is_permutation_equivariant_arguments(a) -> None:
 
 
 def require_model(model, model_type: type) -> None:
+    """A `rope_lib.Model` (the type given: `rope_lib.llama` is checked by this module, so it is not imported here)."""
     if not isinstance(model, model_type):
         raise TypeError(f"model must be a rope_lib.Model, got {type(model).__name__}")
 

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from .. import _validate
-from .._validate import checked_by
+from .._validate import checked_by, require_model
 from ..llama import Model, causal_mask
 
 OFFSET_HEAD_THRESHOLD = 0.5
@@ -29,8 +29,7 @@ the one key o positions back: more than to all the others together."""
 def attention_weights(model: Model, tokens: torch.Tensor) -> torch.Tensor:
     """The softmax weights of every layer and head for a batch of tokens (B, T) at positions 0 … T − 1:
     (n_layers, B, H, T, T), float32 or better, on the CPU; row t of each map sums to 1 over keys 0 … t."""
-    if not isinstance(model, Model):
-        raise TypeError(f"model must be a rope_lib.Model, got {type(model).__name__}")
+    require_model(model, Model)
     inputs = []
     hooks = [layer.attention_norm.register_forward_hook(lambda _module, _args, out: inputs.append(out)) for layer in model.layers]
     try:

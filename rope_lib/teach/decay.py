@@ -95,7 +95,7 @@ def abel_bound(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
     return largest_step * np.abs(partial_sums(relative, 2 * h.size, base)[..., 1:]).sum(axis=-1)
 
 
-@checked_by(_validate.relative_upper_bound_arguments)
+@checked_by(_validate.frequencies_arguments)
 def relative_upper_bound(relative, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """(1/(d/2)) Σ_{j=1}^{d/2} |S_j|, the curve of RoFormer Fig. 2; shape relative.shape.
 
