@@ -2,11 +2,12 @@
 assert a claim hides its input (tag `hide-input` or `remove-input`); the assertions still run."""
 
 import ast
+import re
 
 import jupytext
 import pytest
 
-from paths import ROOT, chapters
+from paths import ROOT, chapters, chinese_chapters
 
 HIDDEN = {"hide-input", "remove-input", "hide-cell", "remove-cell"}
 """Tags under which a code cell's source is not shown on the page."""
@@ -93,3 +94,36 @@ def test_the_rule_catches_a_planted_cell(tmp_path):
     assert offending_cells(planted) == ["gap = 1e-12"]
     planted.write_text(f"---\n{header}---\n\n# A page\n\n" + cell % ":tags: [hide-input]")
     assert offending_cells(planted) == []
+
+
+BUILD_LINE = re.compile(r"\bglue\(|^\s*LANG\s*=|\bchecked_by\b|\bSourceListing\b|^\s*from myst_nb import|^\s*import myst_nb")
+"""A line a reader would not type: gluing a number into the prose, the edition's language switch, listing plumbing,
+the decorator of the library's checks. Such lines sit in a removed or hidden cell."""
+
+
+def build_lines(path) -> list[str]:
+    """The build lines of a page's visible code cells (tags neither hide nor remove their input)."""
+    notebook = jupytext.read(path)
+    return [
+        line.strip()
+        for cell in notebook.cells
+        if cell.cell_type == "code" and not HIDDEN & set(cell.metadata.get("tags", []))
+        for line in cell.source.splitlines()
+        if BUILD_LINE.search(line)
+    ]
+
+
+@pytest.mark.parametrize("chapter", chapters() + chinese_chapters())
+def test_no_visible_cell_holds_a_build_line(chapter):
+    found = build_lines(ROOT / f"{chapter}.md")
+    assert not found, f"{chapter}: visible code cells hold build lines; move them to a remove-cell or remove-input cell: {found}"
+
+
+def test_the_build_line_rule_catches_each_kind(tmp_path):
+    header = (ROOT / "book/rope_nd.md").read_text().split("---\n", 2)[1]
+    lines = ['LANG = "en"', "from myst_nb import glue", 'glue("x", 1, display=False)', "SourceListing(f)", "@checked_by(g)"]
+    planted = tmp_path / "planted.md"
+    planted.write_text(f"---\n{header}---\n\n# A page\n\n```{{code-cell}} ipython3\nx = 1\n" + "\n".join(lines) + "\n```\n")
+    assert build_lines(planted) == lines
+    planted.write_text(f"---\n{header}---\n\n# A page\n\n```{{code-cell}} ipython3\n:tags: [remove-cell]\n" + "\n".join(lines) + "\n```\n")
+    assert build_lines(planted) == []

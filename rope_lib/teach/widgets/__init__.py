@@ -44,6 +44,9 @@ PRINT_DPI = 200
 PRINT_CAPTION_WIDTH = 110
 """The print form is drawn at 200 dpi, sharp on paper, its caption wrapped at 110 characters."""
 
+QUANTITY_STOPS = 8
+"""The fewest values a slider over a quantity (an angle, a position, a distance, a base) offers."""
+
 _figure_ids = itertools.count()
 """Numbers the static figures of one kernel session, so their element ids never collide on a page."""
 
@@ -65,13 +68,17 @@ def script_safe_json(value) -> str:
 
 @dataclass(frozen=True)
 class Control:
-    """One slider: the keyword `name` of the draw function, a label, and the values it can take."""
+    """One slider: the keyword `name` of the draw function, a label, and the values it can take.
+
+    `choice` marks a pick among a few settings (a head dimension, a variant, a layer) rather than a quantity that varies
+    continuously: a slider over a quantity offers at least `QUANTITY_STOPS` values, so that a move shows as a change."""
 
     name: str
     label: str
     values: tuple
     value: Any
     fmt: Callable[[Any], str] = field(default=str)
+    choice: bool = False
 
     def __post_init__(self):
         if len(self.values) < 2:

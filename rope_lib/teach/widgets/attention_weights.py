@@ -23,5 +23,5 @@ def attention_weights_widget(tokens, weights, *, lang: str = "en") -> Interactiv
     weights = np.asarray(weights, dtype=np.float64)
     if weights.shape != (len(tokens), len(tokens)):
         raise ValueError(f"weights must have shape ({len(tokens)}, {len(tokens)}), got {weights.shape}")
-    query = Control("query", text(lang, en="query token m", zh="查询词元 m"), tuple(range(len(tokens))), 0, fmt=lambda i: f"{i}: {tokens[i]}")
+    query = Control("query", text(lang, en="query token m", zh="查询词元 m"), tuple(range(len(tokens))), 0, fmt=lambda i: f"{i}: {tokens[i]}", choice=True)
     return InteractiveFigure(partial(plot_attention_weights, tokens, weights, lang=lang), (query,), lang=lang)

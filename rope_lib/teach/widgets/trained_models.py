@@ -21,7 +21,7 @@ def attention_map_widget(weights, *, layer: int = 0, head: int = 0, offset: int 
     if n_layers < 2 or n_heads < 2:
         raise ValueError(f"weights must hold at least two layers and two heads (one slider each), got {n_layers} and {n_heads}")
     controls = (
-        Control("layer", text(lang, en="layer", zh="层"), tuple(range(n_layers)), layer),
-        Control("head", text(lang, en="head", zh="注意力头"), tuple(range(n_heads)), head),
+        Control("layer", text(lang, en="layer", zh="层"), tuple(range(n_layers)), layer, choice=True),
+        Control("head", text(lang, en="head", zh="注意力头"), tuple(range(n_heads)), head, choice=True),
     )
     return InteractiveFigure(partial(plot_attention_map, weights, offset=offset, lang=lang), controls, lang=lang)
