@@ -158,12 +158,13 @@ def test_the_report_runs_every_check_and_shows_each_with_the_counts(tmp_path):
     report = page.report()
     assert page.checked == ["product"]
     shown = report._repr_markdown_()
-    assert "1 of the 2 displayed equations are checked as displayed, and sympy confirms 1 further steps" in shown
+    assert ("1 of the 2 displayed equations are checked as displayed; the other 1 is named below for what it is, and "
+            "sympy confirms 1 further step that the page does not display.") in shown
     assert "{eq}`product`\n\n$$\n\\begin{aligned}" in shown and r"\text{multiply out}" in shown
     assert r"\text{Pythagoras}" in shown and "- {eq}`goal`: a requirement" in shown
     assert shown.count("$$") % 2 == 0 and "sympy's LaTeX parser reads each labelled equation" in shown
     chinese = Page(path, {"product": product}, unchecked={"goal": Words("a requirement", "一个要求")}, lang="zh").report()
-    assert "本页展示的 2 个公式中，有 1 个按页面上的写法检验过。" in chinese._repr_markdown_()
+    assert "本页展示的 2 个公式中，有 1 个按页面上的写法检验过；其余 1 个在下面注明是哪一类式子。" in chinese._repr_markdown_()
     assert r"\text{展开相乘}" in chinese._repr_markdown_() and "未检验：goal (一个要求)" in repr(chinese)
 
 

@@ -463,7 +463,7 @@ def test_b_m_hints():
 
 def test_a_check_result_reads_as_its_verdict():
     result = CheckResult("glance-ex-code", False, "pairing — …")
-    assert not result and str(result).startswith("NOT YET (glance-ex-code)")
+    assert not result and str(result).startswith("NOT YET: ")
     assert CheckResult("x", True, "fine") and repr(CheckResult("x", True, "fine")).startswith("PASSED")
 
 

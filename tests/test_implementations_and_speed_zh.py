@@ -1,6 +1,8 @@
 """The Chinese edition of chapter "Implementations and speed": its figure and its check speak Chinese with lang="zh",
 draw every glyph, keep their English by default, and refuse a language the book is not written in."""
 
+import re
+
 import pytest
 import torch
 
@@ -61,3 +63,13 @@ def test_the_bf16_check_keeps_its_english():
 def test_an_unknown_language_is_refused(call):
     with pytest.raises(ValueError, match="lang"):
         call()
+
+
+@pytest.mark.parametrize(("edition", "title"), [("book", "Hint"), ("book/zh", "提示")])
+def test_every_exercise_has_a_hint(edition, title):
+    """Each of the appendix's three exercises, in both editions, holds a hint the reader opens (a dropdown)."""
+    page = (ROOT / edition / "implementations_and_speed.md").read_text()
+    exercises = dict(re.findall(r"^:::\{exercise\}\n:label: (\S+)\n(.*?)^:::$", page, re.S | re.M))
+    assert sorted(exercises) == ["speed-ex-budget", "speed-ex-gqa", "speed-ex-positions"]
+    hint = f"```{{admonition}} {title}\n:class: dropdown\n"
+    assert [label for label, body in exercises.items() if hint not in body] == []

@@ -99,3 +99,74 @@ def test_every_exercise_has_a_hint(page):
     exercises = re.findall(r":::\{exercise\}.*?\n:::\n", text, flags=re.S)
     assert len(exercises) == 3
     assert all(re.search(r"```\{admonition\} (Hint|提示)\n:class: dropdown", e) for e in exercises)
+
+
+def test_wavelength_explorer_moves_the_curve_on_fixed_axes():
+    """A base slider of QUANTITY_STOPS stops or more (10,000 and Llama 3's 500,000 among them), a choice of d, at most
+    MAX_FRAMES frames, and the same axes in every frame, tall enough for 2π·base at the largest base: a move shows as a
+    move of the curve against the dashed limit 2π·base, not as new labels on the same picture."""
+    from rope_lib import DEFAULT_BASE, LLAMA3_BASE, wavelengths
+    from rope_lib.teach.widgets import MAX_FRAMES, QUANTITY_STOPS
+
+    widget = wavelength_explorer()
+    d_control, base_control = widget.controls
+    assert d_control.choice and not base_control.choice
+    assert len(base_control.values) >= QUANTITY_STOPS and {DEFAULT_BASE, LLAMA3_BASE} <= set(base_control.values)
+    assert len(d_control.values) * len(base_control.values) <= MAX_FRAMES
+    assert list(base_control.values) == sorted(base_control.values)
+    corners = [(d, base) for d in (min(d_control.values), max(d_control.values))
+               for base in (min(base_control.values), max(base_control.values))]
+    limits = {(ax.get_xlim(), ax.get_ylim(), ax.get_yscale())
+              for ax in (widget.figure(d=d, base=base).axes[0] for d, base in corners)}
+    assert len(limits) == 1
+    (xlim, ylim, scale), = limits
+    assert scale == "log" and ylim[0] < 2 * np.pi and ylim[1] > 2 * np.pi * max(base_control.values)
+    assert xlim[0] < 0 and xlim[1] > max(d_control.values) // 2 - 1
+    for d, base in corners:
+        ax = widget.figure(d=d, base=base).axes[0]
+        curve, limit = ax.get_lines()
+        assert np.allclose(curve.get_ydata(), wavelengths(d, base))
+        assert np.allclose(limit.get_ydata(), 2 * np.pi * base) and limit.get_linestyle() == "--"
+    assert "dashed line marks 2π·base = 62,832 positions" in widget.figure().alt_text
+    assert "虚线标出 2π·底数 = 62,832 个位置" in wavelength_explorer(lang="zh").figure().alt_text
+
+
+def test_plot_wavelengths_keeps_its_own_axes_by_default():
+    """Other chapters call plot_wavelengths(d): without limits_for its axes fit the curve and it draws no limit line;
+    limits_for must hold the curve it is asked to draw."""
+    from rope_lib.teach.plotting import plot_wavelengths
+
+    small, large = plot_wavelengths(16).axes[0], plot_wavelengths(256).axes[0]
+    assert small.get_xlim() != large.get_xlim() and small.get_ylim() != large.get_ylim()
+    assert len(small.get_lines()) == 1 and "dashed" not in plot_wavelengths(16).alt_text
+    with pytest.raises(ValueError, match="limits_for"):
+        plot_wavelengths(256, limits_for=(128, 10000.0))
+    with pytest.raises(ValueError, match="limits_for"):
+        plot_wavelengths(128, 500000.0, limits_for=(128, 10000.0))
+
+
+GLANCE_TERMS = {
+    "book/rope_at_a_glance.md": {
+        "half layout": ("the *half* layout", "layout=\"half\""),
+        "KV cache": ("The *KV cache* keeps", "start_pos=0"),
+        "start_pos": ("`start_pos` tells the block", "start_pos=0"),
+    },
+    "book/zh/rope_at_a_glance.md": {
+        "half layout": ("**半分**布局", "layout=\"half\""),
+        "KV cache": ("**KV 缓存**保存", "start_pos=0"),
+        "start_pos": ("参数 `start_pos` 告诉", "start_pos=0"),
+    },
+}
+
+
+@pytest.mark.parametrize("page", sorted(GLANCE_TERMS))
+def test_the_page_says_what_the_kv_cache_start_pos_and_the_half_layout_are_where_it_first_uses_them(page):
+    """Issue 36: the overview used the KV cache, `start_pos` and the half layout before anything explained them. Each
+    is now said in a phrase before the code uses it, and the paragraph points forward to the LLaMA chapter."""
+    text = (ROOT / page).read_text()
+    for term, (explained, used) in GLANCE_TERMS[page].items():
+        assert explained in text, term
+        at = text.index(explained)
+        assert at < text.index(used), f"{term}: used before it is explained"
+        paragraph = text[text.rfind("\n\n", 0, at): text.find("\n\n", at)]
+        assert "{ref}`ch-llama`" in paragraph, f"{term}: no pointer to the LLaMA chapter"

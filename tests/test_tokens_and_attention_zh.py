@@ -87,3 +87,38 @@ def test_every_exercise_has_a_hint_and_the_page_says_where_each_encoding_acts(pa
     assert all(re.search(r"```\{admonition\} (Hint|提示)\n:class: dropdown", e) for e in exercises)
     assert ("added once, at the input" in text and "applied inside every attention\nlayer" in text) or (
         "只在输入处加一次" in text and "在每一个注意力层内部起作用" in text)
+
+
+def test_the_bar_chart_keeps_one_scale_for_every_query():
+    """The widget's bars of every query share the axes of the default frame, tall enough for the largest weight of
+    the whole matrix: picking another query moves the bars, not the axis."""
+    tokens, weights = sentence()
+    widget = attention_weights_widget(tokens, weights)
+    limits = {(widget.figure(query=m).axes[0].get_xlim(), widget.figure(query=m).axes[0].get_ylim()) for m in range(len(tokens))}
+    assert len(limits) == 1
+    (_, (bottom, top)), = limits
+    assert bottom == 0 and top > weights.max()
+
+
+PAGES = ["book/tokens_and_attention.md", "book/zh/tokens_and_attention.md"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_each_listing_is_shown_once_and_no_output_names_a_label(page):
+    """Issue 36: `self_attention` was listed twice, word for word, and the sympy cell printed the internal label
+    "eq. (tok-equivariance) holds for all inputs". Each listing is now shown once; the sympy cell shows the equation
+    it proves, Attention(PX) − P·Attention(X) = 0."""
+    import re
+
+    import jupytext
+
+    from paths import ROOT
+
+    text = (ROOT / page).read_text()
+    listed = re.findall(r":pyobject: (\S+)", text)
+    assert len(listed) == len(set(listed)) and "self_attention" in listed
+    cells = [c for c in jupytext.read(ROOT / page).cells if c.cell_type == "code"]
+    sympy_cell = next(c.source for c in cells if "symbolic_attention" in c.source)
+    assert sympy_cell.splitlines()[-1].startswith("sp.Eq(") and "tok-equivariance" not in sympy_cell
+    last_lines = [c.source.strip().splitlines()[-1] for c in cells if c.source.strip()]
+    assert not [line for line in last_lines if re.search(r"""["'].*\b(tok|eq)-[a-z]""", line)]

@@ -61,8 +61,9 @@ def test_static_form_has_one_frame_per_combination_and_labelled_controls():
     widget = wavelength_explorer()
     page = widget.static_html()
     frames = json.loads(re.search(r'<script type="application/json" class="rope-frames">(.*?)</script>', page, re.S).group(1))
-    assert len(frames) == 5 * 4
-    assert frames["3,1"]["alt"] == widget.figure(d=128, base=10000.0).alt_text
+    assert len(frames) == len(widget.controls[0].values) * len(widget.controls[1].values)
+    d_at, base_at = widget.controls[0].values.index(128), widget.controls[1].values.index(10000.0)
+    assert frames[f"{d_at},{base_at}"]["alt"] == widget.figure(d=128, base=10000.0).alt_text
     assert all(f["src"].startswith("data:image/png;base64,") for f in frames.values())
     ids = re.findall(r'<input type="range" class="rope-control" id="([^"]+)"', page)
     assert len(ids) == 2 and all(f'<label for="{i}">' in page and f'<output for="{i}"' in page for i in ids)
@@ -119,44 +120,52 @@ def test_a_figure_shows_with_its_description_as_alt_text():
     assert f'alt="{html.escape(fig.alt_text, quote=True)}"' in shown
 
 
-def test_phasor_widget_offers_distance_base_and_dimension():
+def test_phasor_widget_offers_distance_and_base_on_fixed_axes():
     from rope_lib.teach import pair_products, rope_sum
     from rope_lib.teach.widgets.phasors import phasor_widget
 
     q = np.random.default_rng(0).standard_normal(128)
     widget = phasor_widget(q)
-    assert [c.name for c in widget.controls] == ["relative", "base", "d"]
-    assert math.prod(len(c.values) for c in widget.controls) == 48
-    for values in ({"relative": 0, "d": 16}, {"relative": 1024, "base": 500000.0}):
+    assert [c.name for c in widget.controls] == ["relative", "base"]
+    assert [len(c.values) for c in widget.controls] == [11, 8] and 10000.0 in widget.controls[1].values
+    for values in ({"relative": 0}, {"relative": 1024, "base": 500000.0}):
         fig = widget.figure(**values)
-        relative, base, d = values["relative"], values.get("base", 10000.0), values.get("d", 128)
-        score = rope_sum(pair_products(q[:d], q[:d]), relative, base).real
-        assert f"d = {d}, base {base:g}, relative distance Δ = {relative}." in fig.alt_text
+        relative, base = values["relative"], values.get("base", 10000.0)
+        score = rope_sum(pair_products(q, q), relative, base).real
+        assert f"d = 128, base {base:g}, relative distance Δ = {relative}." in fig.alt_text
         assert f"its real part {score:.2f}" in fig.alt_text
-    assert f"its real part {q[:16] @ q[:16]:.2f}" in widget.figure(relative=0, d=16).alt_text  # Δ = 0: the score is |q|²
-    with pytest.raises(ValueError, match=r"q must be a vector of at least 128 coordinates, got shape \(64,\)"):
-        phasor_widget(q[:64])
+    assert f"its real part {q @ q:.2f}" in widget.figure(relative=0).alt_text  # Δ = 0: the score is |q|²
+    plane, running = widget.figure(relative=16384, base=1000.0).axes[:2]
+    assert running.get_xscale() == "symlog" and running.get_xlim()[1] > 16384  # the whole range, whatever the frame
+    assert plane.get_xlim()[1] > q @ q  # Δ = 0's arrows reach |q|² along the real axis in every frame
+    assert "d = 64," in phasor_widget(q[:64]).figure().alt_text  # d is the query's length
+    with pytest.raises(ValueError, match=r"q must be a vector of an even number of coordinates, at least 2, got shape \(63,\)"):
+        phasor_widget(q[:63])
 
 
 def test_phasor_widget_live_form_redraws_when_the_distance_moves():
     from rope_lib.teach.widgets.phasors import phasor_widget
 
     box = phasor_widget(np.random.default_rng(0).standard_normal(128)).live()
-    distance, _base, _d, output = box.children
+    distance, _base, output = box.children
     first = output.outputs
     distance.value = 256
     assert output.outputs != first
 
 
-def test_relative_bias_widget_offers_the_alibi_head_and_the_range():
+def test_relative_bias_widget_offers_the_alibi_head_over_the_whole_range():
     from rope_lib import alibi_slopes
-    from rope_lib.teach.widgets.relative_bias import relative_bias_widget
+    from rope_lib.teach.widgets.relative_bias import RELATIVE_BIAS_DISTANCE, relative_bias_widget
 
     widget = relative_bias_widget()
-    assert [c.name for c in widget.controls] == ["head", "max_distance"]
-    assert math.prod(len(c.values) for c in widget.controls) == 16
+    assert [c.name for c in widget.controls] == ["head"] and widget.controls[0].choice
+    assert math.prod(len(c.values) for c in widget.controls) == 8
     for head in (1, 8):
         slope = float(alibi_slopes(8)[head - 1])
-        assert f"head {head} of slope {slope:.4g} reaches {-slope * 64:.4g} at Δ = 64" in widget.figure(head=head, max_distance=64).alt_text
+        far = RELATIVE_BIAS_DISTANCE
+        assert f"head {head} of slope {slope:.4g} reaches {-slope * far:.4g} at Δ = {far}" in widget.figure(head=head).alt_text
+    ax = widget.figure().axes[0]
+    assert ax.get_xscale() == "symlog" and ax.get_xlim()[1] == RELATIVE_BIAS_DISTANCE
+    assert ax.get_ylim()[0] < -0.5 * RELATIVE_BIAS_DISTANCE  # room for the steepest head, whichever is chosen
     with pytest.raises(ValueError, match=r"control 'head' must take one of"):
         widget.figure(head=9)

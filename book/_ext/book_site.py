@@ -34,7 +34,10 @@ searches for 外推 or 旋转位置编码 finds the pages that use them.
 characters or next to Chinese punctuation, which a browser would show as a gap
 (chinese_lines.py); code, math and raw HTML keep theirs.
 
-8. Every page's footer says the licences: the code under MIT, the text and figures under CC BY 4.0, linking the
+8. The book's title, at the top of the sidebar, sits inside a landmark (a `<nav>` named by the title), as the rest of
+the page does: the theme's component is wrapped by templates/navbar-logo.html (axe: region).
+
+9. Every page's footer says the licences: the code under MIT, the text and figures under CC BY 4.0, linking the
 licence files in the repository that `repository: url` in _config.yml names (the one place that sets it), in the
 edition's language.
 """
@@ -70,6 +73,10 @@ def licence_footer(repository: str, branch: str, lang: str) -> str:
         zh=f'<p>代码：<a href="{files}/LICENSE">MIT 许可证</a>。文字与图：<a href="{CC_BY}">CC BY 4.0</a>'
            f'（<a href="{files}/LICENSE-CC-BY-4.0">全文</a>）。</p>',
     )
+
+
+def wrap_the_title_in_a_landmark(app, config) -> None:
+    config.templates_path.append(str(Path(__file__).parent / "templates"))
 
 
 def set_the_licence_footer(app, config) -> None:
@@ -227,6 +234,7 @@ def copy_executed_notebooks(app, exception):
 def setup(app):
     app.add_config_value("rope_other_edition", None, "html")
     app.connect("config-inited", set_the_licence_footer)
+    app.connect("config-inited", wrap_the_title_in_a_landmark)
     app.connect("builder-inited", teach_jieba_the_glossary)
     app.add_post_transform(JoinChineseLines)
     app.connect("html-page-context", link_the_other_edition)

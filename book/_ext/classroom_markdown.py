@@ -13,7 +13,8 @@ nothing: `markdown_of` rewrites each MyST construct the chapters use into what t
 - `{cite}` → "(Su et al., 2021)", from the edition's references.bib;
 - labels `(name)=` are dropped; an admonition, a `prf:` block, an exercise or a table becomes a block quote opening
   with its title in bold; a dropdown (a hint) becomes an HTML `<details>` block, which JupyterLab renders folded;
-- `{math}` → a `$$` block; `{literalinclude}` → the included code, as Sphinx picks it (`:pyobject:`, …);
+- `{math}` → a `$$` block; `{literalinclude}` → the included code, as Sphinx picks it (`:pyobject:`, …), without the argument checks'
+  decorator (listings.py);
 - in the Chinese edition, a paragraph's lines are joined where a break would show as a gap (chinese_lines.py).
 
 A construct it does not know raises ValueError, so that a new one is taught here before a student meets it raw.
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chinese_lines import join_markdown_lines
+from listings import without_checks
 
 NAMES = {
     "en": {"exercise": "Exercise", "table": "Table", "proof": "Proof", "definition": "Definition", "theorem": "Theorem",
@@ -396,7 +398,7 @@ class Chapter:
             lines.pop()
         if "dedent" in options:
             lines = [line[int(options["dedent"]):] for line in lines]
-        return lines
+        return without_checks(lines)
 
 
 IMAGE_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/svg+xml": "svg"}

@@ -430,9 +430,16 @@ class Report:
         checked, shown = len(self.checked), self.displayed
         said = text(self.lang, en=f"{checked} of the {shown} displayed equations are checked as displayed",
                     zh=f"本页展示的 {shown} 个公式中，有 {checked} 个按页面上的写法检验过")
+        if self.unchecked:
+            others = len(self.unchecked)
+            said += text(self.lang, en=f"; the other {others} {'is' if others == 1 else 'are'} named below for what "
+                                       f"{'it is' if others == 1 else 'they are'}",
+                         zh=f"；其余 {others} 个在下面注明是哪一类式子")
         if self.confirmed:
-            said += text(self.lang, en=f", and sympy confirms {len(self.confirmed)} further steps that the page does not display",
-                         zh=f"；另有 {len(self.confirmed)} 步页面上没有展示，也由 sympy 验证")
+            steps = len(self.confirmed)
+            said += text(self.lang, en=f", and sympy confirms {steps} further {'step' if steps == 1 else 'steps'} that the "
+                                       "page does not display",
+                         zh=f"；另有 {steps} 步页面上没有展示，也由 sympy 验证")
         return said + text(self.lang, en=".", zh="。")
 
     def _repr_markdown_(self) -> str:

@@ -51,6 +51,7 @@ def rope_2d() -> Rope2D:
     f_q = as_vector(as_complex(q) * sp.exp(sp.I * m * theta))
     f_k = as_vector(as_complex(k) * sp.exp(sp.I * n * theta))
     g = sp.re(sp.expand_complex(as_complex(q) * sp.conjugate(as_complex(k)) * sp.exp(sp.I * (m - n) * theta)))
+    g = sp.collect(g, sorted(g.atoms(sp.cos, sp.sin), key=str))  # (q·k) cos((m−n)θ) + (…) sin((m−n)θ)
     return Rope2D(m=m, n=n, theta=theta, q=q, k=k, f_q=f_q, f_k=f_k, g=g)
 
 

@@ -22,10 +22,12 @@ TOKEN_PATTERN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
 
 @checked_by(_validate.tokenize_arguments)
 def tokenize(text: str) -> list[str]:
-    """w_0 … w_{N−1}: the lower-cased words and punctuation marks of `text`, in order.
+    """w_0 … w_{N−1}: the lower-cased words and punctuation marks of
+    `text`, in order.
 
-    Deliberately tiny and deterministic (no downloads): real models use learned
-    sub-word vocabularies, but attention only ever sees the resulting list.
+    Deliberately tiny and deterministic (no downloads): real models use
+    learned sub-word vocabularies, but attention only ever sees the
+    resulting list.
     """
     return TOKEN_PATTERN.findall(text.lower())
 
@@ -49,11 +51,14 @@ def token_ids(tokens, vocab: dict[str, int]) -> np.ndarray:
 
 
 @checked_by(_validate.embedding_table_arguments)
-def embedding_table(vocab_size: int, d: int, seed: int = 0) -> np.ndarray:
-    """A (vocab_size, d) table of embeddings drawn from N(0, 1): row i is the vector of token id i.
+def embedding_table(
+    vocab_size: int, d: int, seed: int = 0
+) -> np.ndarray:
+    """A (vocab_size, d) table of embeddings drawn from N(0, 1): row i
+    is the vector of token id i.
 
-    A trained model learns this table; a seeded random one is enough to show
-    what attention does with it.
+    A trained model learns this table; a seeded random one is enough to
+    show what attention does with it.
     """
     return np.random.default_rng(seed).standard_normal((vocab_size, d))
 
@@ -107,26 +112,44 @@ def causal_visibility(n_tokens: int) -> np.ndarray:
 
 
 @checked_by(_validate.self_attention_arguments)
-def self_attention(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray, *, causal: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """One head with no position information: q_m = W_q x_m, k_n = W_k x_n, v_n = W_v x_n.
+def self_attention(
+    x: np.ndarray,
+    w_q: np.ndarray,
+    w_k: np.ndarray,
+    w_v: np.ndarray,
+    *,
+    causal: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One head with no position information: q_m = W_q x_m,
+    k_n = W_k x_n, v_n = W_v x_n.
 
-    x (N, d) → (outputs (N, d_v), weights (N, N)). Nothing here knows where a
-    token sits, which is the point of chapter "Tokens and attention".
-    causal=True: query m weighs only the keys n ≤ m (a decoder's mask), so the
-    outputs depend on the order; the score of a visible pair is still (W_q x_m)·(W_k x_n).
+    x (N, d) → (outputs (N, d_v), weights (N, N)). Nothing here knows
+    where a token sits, which is the point of chapter "Tokens and
+    attention". causal=True: query m weighs only the keys n ≤ m (a
+    decoder's mask), so the outputs depend on the order; the score of a
+    visible pair is still (W_q x_m)·(W_k x_n).
     """
-    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T  # (N, d_k), (N, d_k), (N, d_v)
+    q = x @ w_q.T  # (N, d_k)
+    k = x @ w_k.T  # (N, d_k)
+    v = x @ w_v.T  # (N, d_v)
     scores = attention_scores(q, k)  # (N, N)
-    if causal:
-        scores = np.where(causal_visibility(len(x)), scores, -np.inf)  # the diagonal is always seen
+    if causal:  # a key after the query scores −∞: weight e^(−∞) = 0
+        seen = causal_visibility(len(x))  # n ≤ m: the diagonal is seen
+        scores = np.where(seen, scores, -np.inf)
     weights = softmax(scores)
     return attention_outputs(weights, v), weights
 
 
 @checked_by(_validate.is_permutation_equivariant_arguments, covers_its_calls=False)
-def is_permutation_equivariant(layer, x: np.ndarray, perm, atol: float = 1e-12) -> bool:
-    """Whether layer(x[perm]) equals layer(x)[perm]: shuffling the inputs only shuffles the outputs.
+def is_permutation_equivariant(
+    layer, x: np.ndarray, perm, atol: float = 1e-12
+) -> bool:
+    """Whether layer(x[perm]) equals layer(x)[perm]: shuffling the
+    inputs only shuffles the outputs.
 
-    `layer` maps (N, d) rows to (N, d_out) rows; `perm` must be a permutation of range(N).
+    `layer` maps (N, d) rows to (N, d_out) rows; `perm` must be a
+    permutation of range(N).
     """
-    return bool(np.allclose(layer(x[perm]), layer(x)[perm], rtol=0, atol=atol))
+    shuffled_in = layer(x[perm])
+    shuffled_out = layer(x)[perm]
+    return bool(np.allclose(shuffled_in, shuffled_out, rtol=0, atol=atol))

@@ -8,6 +8,12 @@ from matplotlib.figure import Figure
 from ..language import require_language, text
 from .style import SEQUENTIAL_CMAP, new_figure, series_style, subscript
 
+LOWEST_TOP = 0.5
+"""The bar chart's vertical axis reaches at least 0.5, so that small weights look small."""
+
+HEADROOM = 1.15
+"""Room above the tallest bar of the whole matrix, 15 %."""
+
 
 def _check_weights(tokens, weights) -> np.ndarray:
     weights = np.asarray(weights, dtype=np.float64)
@@ -17,7 +23,10 @@ def _check_weights(tokens, weights) -> np.ndarray:
 
 
 def plot_attention_weights(tokens, weights, query: int, *, lang: str = "en") -> Figure:
-    """Bar chart of row `query` of the attention weights: how much each key token contributes to o_m."""
+    """Bar chart of row `query` of the attention weights: how much each key token contributes to o_m.
+
+    The vertical axis holds the largest weight of the whole matrix, whichever row is drawn, so that the rows of one
+    sentence share one scale: picking another query moves the bars, not the axis."""
     require_language(lang)
     weights = _check_weights(tokens, weights)
     if not 0 <= query < len(weights):
@@ -42,7 +51,7 @@ def plot_attention_weights(tokens, weights, query: int, *, lang: str = "en") -> 
     bars[query].set_hatch("//")
     bars[query].set_facecolor(series_style(1)["color"])
     ax.set_xticks(np.arange(len(tokens)), [f"{i}:{t}" for i, t in enumerate(tokens)], rotation=45, ha="right", fontsize=8)
-    ax.set_ylim(0, max(0.5, row.max() * 1.15))
+    ax.set_ylim(0, max(LOWEST_TOP, weights.max() * HEADROOM))
     ax.set_xlabel(text(lang, en="key token n", zh="键词元 n"))
     ax.set_ylabel(text(lang, en=f"weight $a_{{{query},n}}$", zh=f"权重 a{subscript(f'{query},n')}"))
     ax.set_title(text(lang, en=f"query {query}: '{tokens[query]}'", zh=f"查询 {query}：'{tokens[query]}'"))
