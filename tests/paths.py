@@ -47,8 +47,13 @@ def chinese_chapters() -> list[str]:
 
 
 def pdf_name() -> str:
-    """The book's PDF (`make pdf`, and the site's copy): latex_documents' targetname in _config.yml, .tex → .pdf."""
+    """The book's student PDF (`make pdf`, and the site's copy): latex_documents' targetname in _config.yml, .tex → .pdf."""
     import yaml
 
     target = yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"]
     return str(Path(target).with_suffix(".pdf"))
+
+
+def teacher_pdf_name() -> str:
+    """The book's teacher PDF: the student's name with "-teacher" before .pdf (book/_ext/book_pdf.py)."""
+    return pdf_name().removesuffix(".pdf") + "-teacher.pdf"

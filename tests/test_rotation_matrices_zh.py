@@ -8,6 +8,7 @@ from glyphs import has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_rotate
 from rope_lib.teach.language import word_count
 from rope_lib.teach.plotting import plot_rotated_query_key, plot_rotation_composition
+from rope_lib.teach.plotting.rotations import turn_text
 from rope_lib.teach.widgets.rotations import rotation_shift_widget
 from test_exercises import rotate
 
@@ -21,20 +22,22 @@ FIGURES = {
 @pytest.mark.parametrize("name", FIGURES)
 def test_a_chinese_figure_has_chinese_words_and_every_glyph(name):
     fig = FIGURES[name]("zh")
-    (ax,) = fig.axes
+    ax = fig.axes[0]
     assert has_chinese(fig.alt_text) and word_count(fig.alt_text) >= 25, fig.alt_text
     assert "$" not in fig.alt_text
     for words in (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()):
         assert has_chinese(words), words
+    for other in fig.axes[1:]:
+        assert has_chinese(other.get_xlabel()) and has_chinese(other.get_ylabel())
     assert missing_glyphs(fig) == []
 
 
 @pytest.mark.parametrize("name", FIGURES)
 def test_an_english_figure_is_unchanged_and_has_no_chinese(name):
     fig = FIGURES[name]("en")
-    (ax,) = fig.axes
+    ax = fig.axes[0]
     assert ax.get_xlabel() == "first coordinate" and ax.get_ylabel() == "second coordinate"
-    assert not has_chinese(fig.alt_text) and not has_chinese(ax.get_title())
+    assert not has_chinese(fig.alt_text) and not any(has_chinese(a.get_title()) for a in fig.axes)
     assert missing_glyphs(fig) == []
 
 
@@ -42,13 +45,39 @@ def test_the_default_language_is_english():
     assert plot_rotation_composition([1.0, 0.5], 0.5, 1.0).axes[0].get_title() == "R(b)R(a) = R(a+b)"
     fig = plot_rotated_query_key([1.0, 0.0], [0.0, 1.0], 2, 1, 0.3, 4)
     assert fig.axes[0].get_title().startswith("dot product = ")
-    assert fig.alt_text.startswith("The plane with the query q turned")
+    assert fig.alt_text.startswith("Two panels. Left: the plane with the query q turned")
 
 
 def test_the_chinese_figures_show_the_same_numbers():
     en, zh = FIGURES["plot_rotated_query_key"]("en"), FIGURES["plot_rotated_query_key"]("zh")
     number = en.axes[0].get_title().split("=")[1].split()[0]
     assert number in zh.axes[0].get_title() and number in zh.alt_text
+
+
+@pytest.mark.parametrize(("degrees", "en", "zh"), [
+    (-29.71, "29.7 degrees clockwise", "顺时针方向 29.7 度"),
+    (29.71, "29.7 degrees counter-clockwise", "逆时针方向 29.7 度"),
+    (-0.01, "0.0 degrees", "0.0 度"),
+])
+def test_a_signed_angle_reads_as_a_direction(degrees, en, zh):
+    assert turn_text(degrees) == en and turn_text(degrees, lang="zh") == zh
+
+
+def test_the_figure_says_which_way_the_key_sits():
+    """q0 = (1, 0.2) and k0 = (0.3, 0.9) at m = 2, n = 0, θ = 45°: the key sits 29.7° clockwise of the query, no minus sign."""
+    en, zh = FIGURES["plot_rotated_query_key"]("en"), FIGURES["plot_rotated_query_key"]("zh")
+    assert "The key sits 29.7 degrees clockwise from the query" in en.alt_text
+    assert "键位于查询的顺时针方向 29.7 度处" in zh.alt_text and "-29.7" not in en.alt_text + zh.alt_text
+
+
+def test_the_widget_moves_theta_and_the_shift_and_keeps_the_dot_product_under_a_shift():
+    widget = rotation_shift_widget()
+    theta, shift = widget.controls
+    assert len(theta.values) >= 8 and len(shift.values) >= 8 and len(theta.values) * len(shift.values) <= 96
+    assert np.isclose(theta.value, np.pi / 4) and shift.value == 0  # the chapter's θ, no shift
+    dot = lambda fig: fig.axes[0].get_title().split("=")[1].strip()
+    assert len({dot(widget.figure(theta=t)) for t in theta.values}) == len(theta.values)  # θ moves the score
+    assert len({dot(widget.figure(shift=s)) for s in shift.values}) == 1  # a shift of both does not
 
 
 def test_the_chinese_widget_labels_its_sliders_and_frames_in_chinese():
@@ -60,7 +89,7 @@ def test_the_chinese_widget_labels_its_sliders_and_frames_in_chinese():
     fig = widget.figure(**widget.defaults())
     assert has_chinese(fig.axes[0].get_title()) and missing_glyphs(fig) == []
     english = rotation_shift_widget()
-    assert [c.label for c in english.controls] == ["query position m", "key position n", "θ", "shift both by s"]
+    assert [c.label for c in english.controls] == ["θ", "shift both by s"]
 
 
 @pytest.mark.parametrize("call", [

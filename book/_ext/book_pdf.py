@@ -11,16 +11,19 @@ For the LaTeX build, one pass over the assembled book (the root page with every 
    unnumbered part after it (the teacher's guide and the references) the back matter, whose chapters take no number.
 2. Hidden inputs. A cell tagged hide-input or hide-cell shows its code on the website only when the reader opens it;
    the PDF prints its outputs alone (remove-input and remove-cell cells never reach any output).
-3. Solutions. The PDF is the students' printed book: the exercises keep their statements and hints, and their
-   solutions (sphinx-exercise's `solution` blocks, between `solution-start` and `solution-end`) are left out. They
-   are on the website and in each chapter's executed notebook.
+3. Two PDFs from one LaTeX file. The student's PDF (`<name>.pdf`) is the printed book for students: the exercises
+   keep their statements and hints, and their solutions (sphinx-exercise's `solution` blocks) and the teacher's
+   guide are left out. The teacher's PDF (`<name>-teacher.pdf`) is the same book with both. Each solution and the
+   guide sit between `\ifropeteacher` and `\fi`; the build writes `<name>-teacher.tex`, which says
+   `\ropeteacheredition` and inputs `<name>.tex`, and the LaTeX Makefile compiles every .tex of the folder. A link to
+   the guide prints as its words alone in the student's PDF.
 4. Links to exercises. sphinx-exercise labels an exercise `exercise:<label>` in LaTeX, while a `{ref}` to it (the
    teacher's guide's homework table) points at `<page>:<label>`, as a reference to any other target does; each
    exercise gets that label too, so the PDF's links to exercises land on them.
 
-For the HTML build: the website offers the PDF when one was built. The build copies it from the LaTeX build's folder
-beside the HTML folder (`_build/latex`) into the site's root, every page's download menu links it, and the pages' `only`
-blocks tagged `book_pdf` (the introduction's download link) are kept. Without that PDF (`make html`, which needs no
+For the HTML build: the website offers the two PDFs when they were built. The build copies them from the LaTeX
+build's folder beside the HTML folder (`_build/latex`) into the site's root, every page's download menu links both,
+and the pages' `only` blocks tagged `book_pdf` (the introduction's download links) are kept. Without that PDF (`make html`, which needs no
 TeX) the site has no PDF and no link to one; `make book` makes the PDF first.
 """
 
@@ -47,6 +50,28 @@ def latex(code: str) -> nodes.raw:
     return nodes.raw("", code + "\n", format="latex")
 
 
+TEACHER_SUFFIX = "-teacher"
+"""The teacher's PDF is the student's name with this before its suffix."""
+TEACHER_SWITCH = r"""
+\newif\ifropeteacher
+\ifdefined\ropeteacheredition\ropeteachertrue\fi
+"""
+"""The preamble's switch (book_pdf.py): true in the teacher's PDF, whose .tex defines \\ropeteacheredition."""
+GUIDE = "teachers_guide"
+"""The teacher's guide's page name (book/teachers_guide, and teachers_guide in the Chinese edition)."""
+
+
+def teacher_only(node: nodes.Node) -> None:
+    """Print `node` in the teacher's PDF alone."""
+    parent = node.parent
+    parent.insert(parent.index(node), latex(r"\ifropeteacher"))
+    parent.insert(parent.index(node) + 1, latex(r"\fi"))
+
+
+def is_the_guide(docname: str) -> bool:
+    return docname.split("/")[-1] == GUIDE
+
+
 class PrintedBook(SphinxPostTransform):
     """The LaTeX build's pass over the assembled book; see the module's docstring."""
 
@@ -55,7 +80,8 @@ class PrintedBook(SphinxPostTransform):
 
     def run(self, **kwargs) -> None:
         self.hide_hidden_inputs()
-        self.leave_out_solutions()
+        self.links_to_the_guide_as_words()
+        self.solutions_and_guide_for_the_teacher()
         self.label_the_exercises()
         self.mark_the_matter()
 
@@ -65,9 +91,30 @@ class PrintedBook(SphinxPostTransform):
                 for source in [child for child in cell.children if child.get("nb_element") == "cell_code_source"]:
                     cell.remove(source)
 
-    def leave_out_solutions(self) -> None:
+    def solutions_and_guide_for_the_teacher(self) -> None:
         for solution in list(self.document.findall(solution_node)):
-            solution.parent.remove(solution)
+            teacher_only(solution)
+        for page in list(self.document.findall(addnodes.start_of_file)):
+            if is_the_guide(page["docname"]):
+                teacher_only(page)
+
+    def links_to_the_guide_as_words(self) -> None:
+        """A link from outside the guide into it: the link in the teacher's PDF, its words in the student's."""
+        for page in self.document.findall(addnodes.start_of_file):
+            if is_the_guide(page["docname"]):
+                continue
+            for reference in list(page.findall(nodes.reference)):
+                target = reference.get("refid") or reference.get("refuri") or ""
+                if GUIDE not in target:
+                    continue
+                parent, at = reference.parent, reference.parent.index(reference)
+                words = nodes.inline("", reference.astext())
+                for offset, node in enumerate([nodes.raw("", r"\ifropeteacher{}", format="latex"), reference,
+                                               nodes.raw("", r"\else{}", format="latex"), words,
+                                               nodes.raw("", r"\fi{}", format="latex")]):
+                    if node is reference:
+                        continue
+                    parent.insert(at + offset, node)
 
     def label_the_exercises(self) -> None:
         for page in self.document.findall(addnodes.start_of_file):
@@ -119,13 +166,34 @@ class PrintedBook(SphinxPostTransform):
 
 
 def pdf_name(config) -> str:
-    """The PDF's file name: the LaTeX document's (latex_documents' targetname in _config.yml), .tex → .pdf."""
+    """The student's PDF's file name: the LaTeX document's (latex_documents' targetname in _config.yml), .tex → .pdf."""
     return str(Path(config.latex_documents[0][1]).with_suffix(".pdf"))
 
 
-def built_pdf(app) -> Path:
-    """The PDF the LaTeX build wrote, in `_build/latex` beside the HTML folder."""
-    return Path(app.outdir).parent / "latex" / pdf_name(app.config)
+def teacher_pdf_name(config) -> str:
+    """The teacher's PDF's file name: the student's with TEACHER_SUFFIX before .pdf."""
+    name = Path(pdf_name(config))
+    return name.stem + TEACHER_SUFFIX + name.suffix
+
+
+def built_pdfs(app) -> list[Path]:
+    """The two PDFs the LaTeX build wrote, the student's first, in `_build/latex` beside the HTML folder."""
+    folder = Path(app.outdir).parent / "latex"
+    return [folder / pdf_name(app.config), folder / teacher_pdf_name(app.config)]
+
+
+def switch_in_the_preamble(app, config) -> None:
+    config.latex_elements["preamble"] = config.latex_elements.get("preamble", "") + TEACHER_SWITCH
+
+
+def write_the_teacher_s_tex(app, exception) -> None:
+    """Beside the book's .tex, the teacher's: the switch turned on, then the book; `make all-pdf` compiles both."""
+    if exception is not None or app.builder.format != "latex":
+        return
+    book = Path(app.config.latex_documents[0][1])
+    (Path(app.outdir) / f"{book.stem}{TEACHER_SUFFIX}.tex").write_text(
+        f"% The teacher's PDF: the book with its solutions and the teacher's guide (book/_ext/book_pdf.py).\n"
+        f"\\def\\ropeteacheredition{{}}\n\\input{{{book.name}}}\n")
 
 
 PDF_TAG = "book_pdf"
@@ -139,7 +207,7 @@ def tag_the_pdf(app, env) -> list[str]:
     again: a page read again from the execution cache would lose its executed notebook's outputs."""
     if app.builder.format != "html":
         return []
-    offered = built_pdf(app).is_file()
+    offered = all(pdf.is_file() for pdf in built_pdfs(app))
     if offered:
         app.tags.add(PDF_TAG)
     if getattr(env, "rope_pdf_offered", None) == offered:
@@ -149,28 +217,38 @@ def tag_the_pdf(app, env) -> list[str]:
 
 
 def offer_the_pdf(app, pagename, templatename, context, doctree):
-    """Runs after the theme built its download menu: the PDF of the whole book, on every page, when there is one."""
+    """Runs after the theme built its download menu: the two PDFs of the whole book, on every page, when there are."""
     if not app.tags.has(PDF_TAG):
         return
-    buttons_of_group(context, "download-buttons").append({
-        "type": "link", "url": context["pathto"](pdf_name(app.config), 1), "text": ".pdf",
-        "tooltip": text(site_language(app), en="Download the book as PDF", zh="下载本书 PDF"), "icon": "fas fa-file-pdf", "label": "download-book-pdf-button",
-    })
+    lang = site_language(app)
+    buttons_of_group(context, "download-buttons").extend([{
+        "type": "link", "url": context["pathto"](pdf_name(app.config), 1), "text": text(lang, en=".pdf (students)", zh=".pdf（学生版）"),
+        "tooltip": text(lang, en="Download the book as PDF, for students: exercises and hints, no solutions",
+                        zh="下载本书 PDF（学生版）：有练习和提示，没有解答"),
+        "icon": "fas fa-file-pdf", "label": "download-book-pdf-button",
+    }, {
+        "type": "link", "url": context["pathto"](teacher_pdf_name(app.config), 1), "text": text(lang, en=".pdf (teachers)", zh=".pdf（教师版）"),
+        "tooltip": text(lang, en="Download the teacher's PDF: the book with the solutions and the teacher's guide",
+                        zh="下载教师版 PDF：含解答和教师指南"),
+        "icon": "fas fa-file-pdf", "label": "download-teacher-pdf-button",
+    }])
 
 
 def copy_the_pdf(app, exception):
-    """The built PDF into the site's root; a copy left there by an earlier build goes when the PDF has."""
+    """The built PDFs into the site's root; copies left there by an earlier build go when the PDFs have."""
     if exception is not None or app.builder.format != "html":
         return
-    pdf = built_pdf(app)
-    if app.tags.has(PDF_TAG):
-        shutil.copyfile(pdf, Path(app.outdir) / pdf.name)
-    else:
-        (Path(app.outdir) / pdf.name).unlink(missing_ok=True)
+    for pdf in built_pdfs(app):
+        if app.tags.has(PDF_TAG):
+            shutil.copyfile(pdf, Path(app.outdir) / pdf.name)
+        else:
+            (Path(app.outdir) / pdf.name).unlink(missing_ok=True)
 
 
 def setup(app):
     app.add_post_transform(PrintedBook)
+    app.connect("config-inited", switch_in_the_preamble)
+    app.connect("build-finished", write_the_teacher_s_tex)
     app.connect("env-updated", tag_the_pdf)
     app.connect("html-page-context", offer_the_pdf, priority=560)
     app.connect("build-finished", copy_the_pdf)

@@ -302,11 +302,11 @@ def test_the_chinese_decks_are_chinese(site):
 
 @pytest.mark.slow
 def test_the_chinese_site_offers_its_student_editions_and_pdf(site):
-    pdf = site / "zh" / "rope-from-first-principles-zh.pdf"
-    assert pdf.read_bytes().startswith(b"%PDF-")
-    for page in chinese_pages():
-        html = (site / "zh" / f"{name(page)}.html").read_text()
-        assert 'href="rope-from-first-principles-zh.pdf"' in html, page
+    for pdf in ("rope-from-first-principles-zh.pdf", "rope-from-first-principles-zh-teacher.pdf"):
+        assert (site / "zh" / pdf).read_bytes().startswith(b"%PDF-")
+        for page in chinese_pages():
+            html = (site / "zh" / f"{name(page)}.html").read_text()
+            assert f'href="{pdf}"' in html, f"{page}: no link to {pdf}"
     students = sorted((site / "zh" / "_sources").glob("*.student.ipynb"))
     assert len(students) == len(list((site / "_sources" / "book").glob("*.student.ipynb"))) > 0
     for chapter in chinese_chapters():
@@ -333,3 +333,7 @@ def test_the_chinese_pdf_sets_every_character(pdf_zh):
     text = subprocess.run(["pdftotext", "-layout", str(pdf_zh / "rope-from-first-principles-zh.pdf"), "-"],
                           capture_output=True, text=True, check=True).stdout
     assert "旋转位置编码" in text and "术语表" in text and "??" not in text
+    teacher = subprocess.run(["pdftotext", "-layout", str(pdf_zh / "rope-from-first-principles-zh-teacher.pdf"), "-"],
+                             capture_output=True, text=True, check=True).stdout
+    assert "第 1 讲" not in text and "第 1 讲" in teacher, "the guide's lectures print in the teacher's PDF alone"
+    assert "??" not in teacher

@@ -1,7 +1,8 @@
-"""The book as one PDF (`make pdf`; book/_ext/book_pdf.py lays it out): XeLaTeX ends without an error and without a
-missing glyph, no reference is left unresolved, the chapters of _toc.yml are its chapters, in order and numbered as
-on the website, and so are its equations; hidden inputs print their outputs only, and the exercises' solutions are
-left out. A few pages are rendered to PNG under _build/pdf_pages/ to look at."""
+"""The book as PDFs (`make pdf`; book/_ext/book_pdf.py lays them out): the student's and the teacher's, from one LaTeX
+file. XeLaTeX ends without an error and without a missing glyph, no reference is left unresolved, the chapters of
+_toc.yml are the PDF's chapters, in order and numbered as on the website (the student's without the teacher's guide),
+and so are its equations; hidden inputs print their outputs only; the student's PDF has no solution and no page of the
+teacher's guide, the teacher's has both. A few pages are rendered to PNG under _build/pdf_pages/ to look at."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from paths import ROOT, chapters, pages, pdf_name
+from paths import ROOT, chapters, pages, pdf_name, teacher_pdf_name
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import student_notebooks  # noqa: E402
@@ -28,9 +29,14 @@ CODE_LINE_LENGTHS = range(12, 71)
 """Code lines that can be looked for in the PDF's text: long enough to be distinctive, short enough not to wrap."""
 
 
-def stem() -> str:
+def stem(teacher: bool = False) -> str:
     """The LaTeX document's name, without its suffix: its .tex, .log, .aux, .toc and .pdf share it."""
-    return Path(pdf_name()).stem
+    return Path(teacher_pdf_name() if teacher else pdf_name()).stem
+
+
+GUIDE = "book/teachers_guide"
+GUIDE_LINES = ("Lecture 1: why attention needs positions", "Lab session: the coding exercises")
+"""Headings of the teacher's guide that its pages print and no other page does."""
 
 
 @pytest.fixture(scope="module")
@@ -40,26 +46,50 @@ def latex(built_pdf) -> Path:
     return folder
 
 
+def pdf_text(latex: Path, teacher: bool = False) -> str:
+    """A PDF's text as pdftotext reads it (poppler-utils, tests/install_tex.sh)."""
+    pdf = latex / f"{stem(teacher)}.pdf"
+    return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+
+
 @pytest.fixture(scope="module")
 def text(latex) -> str:
-    """The PDF's text as pdftotext reads it (poppler-utils, tests/install_tex.sh)."""
-    return subprocess.run(["pdftotext", "-layout", str(latex / f"{stem()}.pdf"), "-"], capture_output=True, text=True, check=True).stdout
+    """The student's PDF's text."""
+    return pdf_text(latex)
+
+
+@pytest.fixture(scope="module")
+def teacher_text(latex) -> str:
+    return pdf_text(latex, teacher=True)
 
 
 def text_lines(text: str) -> set[str]:
     return {line.strip() for line in text.splitlines()}
 
 
-def test_xelatex_reports_no_error_no_missing_character_and_no_undefined_reference(latex):
-    log = (latex / f"{stem()}.log").read_text(errors="replace")
+@pytest.mark.parametrize("teacher", [False, True], ids=["student", "teacher"])
+def test_xelatex_reports_no_error_no_missing_character_and_no_undefined_reference(latex, teacher):
+    log = (latex / f"{stem(teacher)}.log").read_text(errors="replace")
     assert "Output written on" in log
     assert not [line for line in log.splitlines() if line.startswith("!")]
     assert not [line for line in log.splitlines() if "Missing character" in line]
     assert "There were undefined references" not in log and "undefined on input line" not in log
 
 
-def test_no_reference_is_left_unresolved(text):
-    assert "??" not in text
+def test_no_reference_is_left_unresolved(text, teacher_text):
+    assert "??" not in text and "??" not in teacher_text
+
+
+def test_the_student_s_pdf_has_no_solution_and_no_guide_the_teacher_s_has_both(latex, text, teacher_text):
+    """The student's PDF is the one to hand out: every exercise, no solution, no page of the teacher's guide, whose
+    chapter is not in its contents either; the teacher's PDF is the same book with the solutions and the guide."""
+    student_chapters, teacher_chapters = (" | ".join(t for _, t in pdf_chapters(latex, teacher)) for teacher in (False, True))
+    assert "teacher s guide" not in student_chapters and "teacher s guide" in teacher_chapters
+    assert not [line for line in GUIDE_LINES if line in text]
+    assert all(line in teacher_text for line in GUIDE_LINES)
+    assert "Solution to" not in text
+    assert len(re.findall(r"Solution to Exercise \d+\.\d+", teacher_text)) >= len(re.findall(r"^\s*Exercise (\d+\.\d+)", text, re.M))
+    assert len(teacher_text) > len(text) * 1.05
 
 
 def normalised(title: str) -> str:
@@ -68,9 +98,9 @@ def normalised(title: str) -> str:
     return " ".join(re.findall(r"\w+", title.replace("\\sphinxhyphen{}", "-"))).lower()
 
 
-def pdf_chapters(latex: Path) -> list[tuple[str | None, str]]:
+def pdf_chapters(latex: Path, teacher: bool = False) -> list[tuple[str | None, str]]:
     """The chapter headings LaTeX set, in order, from its table of contents: (number or None, title)."""
-    toc = (latex / f"{stem()}.toc").read_text()
+    toc = (latex / f"{stem(teacher)}.toc").read_text()
     found = []
     for entry in re.findall(r"^\\contentsline \{chapter\}\{(.*)\}\{[^{}]*\}\{[^{}]*\}%$", toc, re.M):
         number = re.match(r"\\numberline \{(\d+)\}", entry)
@@ -105,19 +135,20 @@ def chapter_mismatches(in_pdf: list, on_site: list) -> list[str]:
     return problems
 
 
-def test_the_chapters_are_the_sites_in_order_with_its_numbers(latex, built_book):
+@pytest.mark.parametrize("teacher", [False, True], ids=["student", "teacher"])
+def test_the_chapters_are_the_sites_in_order_with_its_numbers(latex, built_book, teacher):
     result, html = built_book
     assert result.returncode == 0, "the site did not build; see test_book_builds_with_zero_warnings"
-    on_site = [site_chapter(html, page) for page in pages()]
+    on_site = [site_chapter(html, page) for page in pages() if teacher or page != GUIDE]
     assert sum(number is not None for number, _ in on_site) >= 12
-    assert not chapter_mismatches(pdf_chapters(latex), on_site)
+    assert not chapter_mismatches(pdf_chapters(latex, teacher), on_site)
 
 
 def test_chapters_numbered_off_the_site_are_found(latex, built_book):
     """The check above on the PDF's chapters spoilt three ways: every number two too high (what the PDF was before
     book_pdf.py made the root page front matter), a front-matter section numbered, two chapters swapped."""
     _, html = built_book
-    on_site = [site_chapter(html, page) for page in pages()]
+    on_site = [site_chapter(html, page) for page in pages() if page != GUIDE]
     in_pdf = pdf_chapters(latex)
     shifted = [(str(int(number) + 2) if number else None, title) for number, title in in_pdf]
     numbered_front = [("1", title) if i == 1 else (number, title) for i, (number, title) in enumerate(in_pdf)]

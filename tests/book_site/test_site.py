@@ -15,7 +15,7 @@ from urllib.parse import unquote, urldefrag, urljoin, urlparse
 
 import pytest
 
-from paths import ROOT, chinese_pages, pages, pdf_name
+from paths import ROOT, chinese_pages, pages, pdf_name, teacher_pdf_name
 from test_visible_cells import BUILD_LINE
 
 SCREENSHOTS = ROOT / "_build" / "screenshots"
@@ -528,13 +528,17 @@ def test_a_link_to_a_missing_file_is_broken(tmp_path):
 
 
 def test_every_page_offers_the_book_as_pdf(site):
-    """Each page's download menu links the book's PDF, the introduction says so in words, and the site holds it."""
+    """Each page's download menu links the student's and the teacher's PDF, the introduction names both, and the site
+    holds them."""
     html, _ = site
-    assert (html / pdf_name()).read_bytes().startswith(b"%PDF-")
-    for page in pages():
-        depth = page.count("/")
-        assert f'href="{"../" * depth}{pdf_name()}"' in (html / f"{page}.html").read_text(), f"{page}: no link to the PDF"
-    assert re.search(rf'<a [^>]*href="\.\./{re.escape(pdf_name())}"[^>]*>Download the book as PDF</a>', (html / "book" / "intro.html").read_text())
+    for pdf in (pdf_name(), teacher_pdf_name()):
+        assert (html / pdf).read_bytes().startswith(b"%PDF-")
+        for page in pages():
+            depth = page.count("/")
+            assert f'href="{"../" * depth}{pdf}"' in (html / f"{page}.html").read_text(), f"{page}: no link to {pdf}"
+    intro = (html / "book" / "intro.html").read_text()
+    assert re.search(rf'<a [^>]*href="\.\./{re.escape(pdf_name())}"[^>]*>Download the book as PDF</a>', intro)
+    assert re.search(rf'<a [^>]*href="\.\./{re.escape(teacher_pdf_name())}"[^>]*>the teacher.s PDF</a>', intro)
 
 
 def test_every_page_of_both_editions_names_the_licences(site):

@@ -104,10 +104,13 @@ CHECKS = {
 """Every displayed identity of the chapter, by its label."""
 
 UNCHECKED = {
-    "sin-additive": Words("the definition of the additive encoding, f_q(x_m, m) = W_q(x_m + p_m) and likewise for k and v", "加性编码的定义，f_q(x_m, m) = W_q(x_m + p_m)，k 和 v 同理"),
-    "sin-encoding": Words("the definition of the table of sines and cosines and of its frequencies θ_i", "正弦余弦表及其频率 θ_i 的定义"),
+    "sin-additive": Words("a definition: the additive encoding, f_q(x_m, m) = W_q(x_m + p_m) and likewise for k and v",
+                          "定义：加性编码，f_q(x_m, m) = W_q(x_m + p_m)，k 和 v 同理"),
+    "sin-encoding": Words("a definition: the table of sines and cosines and its frequencies θ_i", "定义：正弦余弦表及其频率 θ_i"),
 }
-"""The displayed equations that define rather than state an identity."""
+"""The displayed equations that define rather than state an identity: each reason says first what kind of line it is
+("a definition"), then what it defines. There is nothing for sympy to prove in a definition; the chapter's cells assert that
+rope_lib computes the table and the frequencies as defined."""
 
 
 def _shift_in_cosine_first_order() -> Check:

@@ -46,7 +46,7 @@ class CheckResult:
 
     def __str__(self) -> str:
         verdict = (PASSED if self.passed else NOT_YET).in_language(self.lang)
-        return f"{verdict}: {self.message}"
+        return f"{verdict}{text(self.lang, en=': ', zh='：')}{self.message}"
 
     __repr__ = __str__
 

@@ -108,8 +108,10 @@ def plot_euler_partial_sums(xs, n_terms: int = 16, *, lang: str = "en") -> Figur
     return fig
 
 
-def plot_complex_rotation(z: complex, theta: float, *, lang: str = "en") -> Figure:
-    """z and z·e^{iθ}: the same length, turned by θ (the arc marks the angle)."""
+def plot_complex_rotation(z: complex, theta: float, reach: float | None = None, *, lang: str = "en") -> Figure:
+    """z and z·e^{iθ}: the same length, turned by θ (the arc marks the angle). `reach`: the largest modulus the axes
+    must hold (an interactive figure passes the largest over all its z, so that every frame has the same axes);
+    by default |z|."""
     require_language(lang)
     z, theta = complex(z), float(theta)
     turned = z * np.exp(1j * theta)
@@ -134,7 +136,7 @@ def plot_complex_rotation(z: complex, theta: float, *, lang: str = "en") -> Figu
     draw_arrow(ax, np.exp(1j * theta), 2, f"e^(iθ), θ = {np.degrees(theta):.0f}°")
     draw_arrow(ax, z, 0, f"z = {z.real:.2f}{z.imag:+.2f}i")
     draw_arrow(ax, turned, 1, f"z·e^(iθ) = {turned.real:.2f}{turned.imag:+.2f}i")
-    _limits(ax, [z, turned])
+    _limits(ax, [z, turned] if reach is None else [z, turned, float(reach)])
     ax.set_xlabel(text(lang, en="real part", zh="实部"))
     ax.set_ylabel(text(lang, en="imaginary part", zh="虚部"))
     ax.set_title(text(lang, en=f"multiplying by e^(iθ) turns by θ = {np.degrees(theta):.0f}°",
