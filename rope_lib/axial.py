@@ -29,32 +29,46 @@ base^(−4j/d) (Heo et al.'s RoPE-Axial, Qwen2-VL's vision encoder); "alternatin
 
 
 @checked_by(functools.partial(_validate.axial_freqs_2d_arguments, splits=AXIAL_SPLITS))
-def axial_freqs_2d(d: int, base: float = 100.0, *, split: str = "shared") -> np.ndarray:
-    """Frequency vectors (f_h, f_w) of axial RoPE, shape (d/2, 2): pairs 0 … d/4−1 turn with h, the rest with w.
+def axial_freqs_2d(
+    d: int, base: float = 100.0, *, split: str = "shared"
+) -> np.ndarray:
+    """Frequency vectors (f_h, f_w) of axial RoPE, shape (d/2, 2): pairs
+    0 … d/4−1 turn with h, the rest with w.
 
-    base 100 is Heo et al.'s for ViTs; Pixtral and Qwen2-VL's vision encoder use 10000.
+    base 100 is Heo et al.'s for ViTs; Pixtral and Qwen2-VL's vision
+    encoder use 10000.
     """
     if split == "shared":
-        theta = inv_freq(d // 2, base)  # base^(−2j/(d/2)) = base^(−4j/d), j = 0 … d/4 − 1
+        # base^(−2j/(d/2)) = base^(−4j/d), j = 0 … d/4 − 1
+        theta = inv_freq(d // 2, base)
         for_h, for_w = theta, theta
     else:
         theta = inv_freq(d, base)  # base^(−2i/d), i = 0 … d/2 − 1
         for_h, for_w = theta[0::2], theta[1::2]
     zeros = np.zeros(d // 4)
-    return np.concatenate([np.stack([for_h, zeros], axis=1), np.stack([zeros, for_w], axis=1)])  # (d/2, 2)
+    first = np.stack([for_h, zeros], axis=1)  # (d/4, 2)
+    second = np.stack([zeros, for_w], axis=1)  # (d/4, 2)
+    return np.concatenate([first, second])  # (d/2, 2)
 
 
 @checked_by(_validate.mixed_freqs_2d_arguments)
 def mixed_freqs_2d(d: int, angle: float, base: float = 10.0) -> np.ndarray:
-    """RoPE-Mixed's frequency vectors as Heo et al. initialise them for one head, shape (d/2, 2).
+    """RoPE-Mixed's frequency vectors as Heo et al. initialise them for one
+    head, shape (d/2, 2).
 
-    The d/4 magnitudes base^(−4j/d) point along the direction `angle` (radians from the h axis) for
-    pairs 0 … d/4−1 and along angle + π/2 for the rest; training then moves every vector freely.
+    The d/4 magnitudes base^(−4j/d) point along the direction `angle`
+    (radians from the h axis) for pairs 0 … d/4−1 and along angle + π/2 for
+    the rest; training then moves every vector freely.
     angle = 0 gives axial RoPE with shared frequencies.
     """
     magnitude = inv_freq(d // 2, base)  # (d/4,)
-    first = np.stack([magnitude * np.cos(angle), magnitude * np.sin(angle)], axis=1)
-    second = np.stack([magnitude * np.cos(angle + np.pi / 2), magnitude * np.sin(angle + np.pi / 2)], axis=1)
+    first = np.stack(
+        [magnitude * np.cos(angle), magnitude * np.sin(angle)], axis=1
+    )
+    normal = angle + np.pi / 2
+    second = np.stack(
+        [magnitude * np.cos(normal), magnitude * np.sin(normal)], axis=1
+    )
     return np.concatenate([first, second])  # (d/2, 2)
 
 

@@ -19,8 +19,9 @@ DEFAULT_BASE = 10000.0
 def inv_freq(d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """θ_i = base^(−2i/d) for i = 0 … d/2 − 1, shape (d/2,).
 
-    RoFormer eq. 15 writes θ_i = 10000^(−2(i−1)/d) with i counted from 1; this is
-    the same list counted from 0, under the name Hugging Face gives it.
+    RoFormer eq. 15 writes θ_i = 10000^(−2(i−1)/d) with i counted
+    from 1; this is the same list counted from 0, under the name
+    Hugging Face gives it.
     """
     return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
 

@@ -14,19 +14,32 @@ from ._validate import checked_by
 
 
 @checked_by(_validate.rope_layers_arguments)
-def rope_layers(n_layers: int, nope_layer_interval: int | None = None) -> tuple[bool, ...]:
-    """One flag per layer, True where the layer rotates: layer l (from 0) is a NoPE layer when (l + 1) is a multiple
-    of the interval, as in Llama 4's `nope_layer_interval` (llama-models) and Hugging Face's `no_rope_layer_interval`
-    (Llama 4, SmolLM3); no interval: every layer rotates."""
+def rope_layers(
+    n_layers: int, nope_layer_interval: int | None = None
+) -> tuple[bool, ...]:
+    """One flag per layer, True where the layer rotates: layer l (from 0)
+    is a NoPE layer when (l + 1) is a multiple of the interval, as in
+    Llama 4's `nope_layer_interval` (llama-models) and Hugging Face's
+    `no_rope_layer_interval` (Llama 4, SmolLM3); no interval: every layer
+    rotates."""
     if nope_layer_interval is None:
         return (True,) * n_layers
-    return tuple((layer + 1) % nope_layer_interval != 0 for layer in range(n_layers))
+    return tuple(
+        (layer + 1) % nope_layer_interval != 0 for layer in range(n_layers)
+    )
 
 
 @checked_by(_validate.attention_temperature_arguments)
-def attention_temperature(positions, floor_scale: float = 8192.0, attn_scale: float = 0.1) -> np.ndarray:
-    """τ(m) = 1 + attn_scale · ln(⌊(m + 1) / floor_scale⌋ + 1), shape (T,): Llama 4's factor on the queries of its
-    NoPE layers (`attn_temperature_tuning`). It is exactly 1 for the first floor_scale − 1 positions, so short
-    contexts are untouched, and grows like ln m beyond (a stepped form of Nakanishi's scalable softmax, 2025)."""
-    steps = np.floor((positions.numpy().astype(np.float64) + 1.0) / floor_scale)
+def attention_temperature(
+    positions, floor_scale: float = 8192.0, attn_scale: float = 0.1
+) -> np.ndarray:
+    """τ(m) = 1 + attn_scale · ln(⌊(m + 1) / floor_scale⌋ + 1), shape (T,):
+    Llama 4's factor on the queries of its NoPE layers
+    (`attn_temperature_tuning`). It is exactly 1 for the first
+    floor_scale − 1 positions, so short contexts are untouched, and grows
+    like ln m beyond (a stepped form of Nakanishi's scalable softmax,
+    2025)."""
+    steps = np.floor(
+        (positions.numpy().astype(np.float64) + 1.0) / floor_scale
+    )
     return 1.0 + attn_scale * np.log(steps + 1.0)

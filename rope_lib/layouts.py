@@ -59,6 +59,8 @@ def permute_rows_to_half(w: torch.Tensor, n_heads: int) -> torch.Tensor:
     return _reorder_head_rows(w, n_heads, half_order)
 
 
-def permute_rows_to_interleaved(w: torch.Tensor, n_heads: int) -> torch.Tensor:
+def permute_rows_to_interleaved(
+    w: torch.Tensor, n_heads: int
+) -> torch.Tensor:
     """The inverse of `permute_rows_to_half`."""
     return _reorder_head_rows(w, n_heads, interleaved_order)

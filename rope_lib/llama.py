@@ -206,19 +206,26 @@ class KVCache(nn.Module):
         return self.k.shape[2]
 
     @checked_by(_validate.kv_cache_update_arguments)
-    def update(self, start_pos: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Store k, v (B, Hkv, T, D) at positions start_pos … start_pos + T − 1 and return the keys and
-        values of positions 0 … start_pos + T − 1, each (B, Hkv, start_pos + T, D).
+    def update(
+        self, start_pos: int, k: torch.Tensor, v: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Store k, v (B, Hkv, T, D) at positions
+        start_pos … start_pos + T − 1 and return the keys and values of
+        positions 0 … start_pos + T − 1, each (B, Hkv, start_pos + T, D).
 
-        When k or v carry a graph, the returned tensors are the cached prefix (constants) followed by
-        k and v themselves, so gradients reach this call's keys and values."""
+        When k or v carry a graph, the returned tensors are the cached
+        prefix (constants) followed by k and v themselves, so gradients
+        reach this call's keys and values."""
         batch, seq = k.shape[0], k.shape[2]
         end = start_pos + seq
         self.length, self.batch = end, batch
-        self.k[:batch, :, start_pos:end] = k.detach()  # values only: no graph enters the buffer
+        # values only: no graph enters the buffer
+        self.k[:batch, :, start_pos:end] = k.detach()
         self.v[:batch, :, start_pos:end] = v.detach()
         if k.requires_grad or v.requires_grad:
-            return torch.cat([self.k[:batch, :, :start_pos], k], dim=2), torch.cat([self.v[:batch, :, :start_pos], v], dim=2)
+            keys = torch.cat([self.k[:batch, :, :start_pos], k], dim=2)
+            values = torch.cat([self.v[:batch, :, :start_pos], v], dim=2)
+            return keys, values
         return self.k[:batch, :, :end], self.v[:batch, :, :end]
 
     def reset(self) -> None:
@@ -275,43 +282,70 @@ class Attention(nn.Module):
         self.cache = KVCache(max_batch_size, max_seq_len, self.n_kv_heads, self.head_dim, **factory)
 
     @checked_by(_validate.attention_forward_arguments)
-    def forward(self, x: torch.Tensor, start_pos: int = 0, *, use_cache: bool = True) -> torch.Tensor:
-        """x (B, T, dim) holding the tokens at positions start_pos … start_pos + T − 1 → (B, T, dim).
+    def forward(
+        self, x: torch.Tensor, start_pos: int = 0, *, use_cache: bool = True
+    ) -> torch.Tensor:
+        """x (B, T, dim) holding the tokens at positions
+        start_pos … start_pos + T − 1 → (B, T, dim).
 
-        use_cache=True: the keys and values of earlier positions are read from the cache, so calls
-        come in order, a prefill at 0, then steps at its length. use_cache=False: the T tokens attend
-        causally to each other only, and the cache is neither read nor written (training).
+        use_cache=True: the keys and values of earlier positions are read
+        from the cache, so calls come in order, a prefill at 0, then steps
+        at its length. use_cache=False: the T tokens attend causally to
+        each other only, and the cache is neither read nor written
+        (training).
         """
         batch, seq, _ = x.shape
-        qk, v = self.project(x)  # (B, T, H + Hkv, D): q's heads, then k's; (B, T, Hkv, D)
+        # (B, T, H + Hkv, D): q's heads, then k's; (B, T, Hkv, D)
+        qk, v = self.project(x)
         if self.rope is not None:
-            cos, sin = self.rope(range(start_pos, start_pos + seq), seq_len=start_pos + seq)  # (T, rotary_dim/2) each
+            positions = range(start_pos, start_pos + seq)
+            # (T, rotary_dim/2) each
+            cos, sin = self.rope(positions, seq_len=start_pos + seq)
             qk = self.rotate(qk, cos, sin)
-        q, k = qk.transpose(1, 2).split([self.n_heads, self.n_kv_heads], dim=1)  # head-major: (B, H, T, D), (B, Hkv, T, D)
+        # head-major: (B, H, T, D), (B, Hkv, T, D)
+        heads = [self.n_heads, self.n_kv_heads]
+        q, k = qk.transpose(1, 2).split(heads, dim=1)
         v = v.transpose(1, 2)  # (B, Hkv, T, D)
         if use_cache:
-            k, v = self.cache.update(start_pos, k, v)  # (B, Hkv, S = start_pos + T, D): every key so far
+            # (B, Hkv, S = start_pos + T, D): every key so far
+            k, v = self.cache.update(start_pos, k, v)
         mask = self.mask(seq, start_pos if use_cache else 0, q.dtype)
-        out = F.scaled_dot_product_attention(  # softmax(q·kᵀ/√D + mask) · v
+        # softmax(q·kᵀ/√D + mask) · v
+        out = F.scaled_dot_product_attention(
             q, k, v, attn_mask=mask, is_causal=mask is None and seq > 1,
-            enable_gqa=self.n_kv_heads != self.n_heads,  # each key/value head serves n_heads / n_kv_heads query heads
+            # each key/value head serves n_heads / n_kv_heads query heads
+            enable_gqa=self.n_kv_heads != self.n_heads,
         )  # (B, H, T, D)
-        return self.wo(out.transpose(1, 2).reshape(batch, seq, self.n_heads * self.head_dim))
+        out = out.transpose(1, 2)  # (B, T, H, D)
+        out = out.reshape(batch, seq, self.n_heads * self.head_dim)
+        return self.wo(out)
 
-    def project(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """x (B, T, dim) → the query and key heads side by side, (B, T, H + Hkv, D), and the value heads, (B, T, Hkv, D):
-        views of one product with wqkv."""
+    def project(
+        self, x: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """x (B, T, dim) → the query and key heads side by side,
+        (B, T, H + Hkv, D), and the value heads, (B, T, Hkv, D): views of
+        one product with wqkv."""
         batch, seq, _ = x.shape
-        qkv = self.wqkv(x).view(batch, seq, self.n_heads + 2 * self.n_kv_heads, self.head_dim)
-        return qkv.split([self.n_heads + self.n_kv_heads, self.n_kv_heads], dim=2)
+        qkv = self.wqkv(x).view(
+            batch, seq, self.n_heads + 2 * self.n_kv_heads, self.head_dim
+        )
+        return qkv.split(
+            [self.n_heads + self.n_kv_heads, self.n_kv_heads], dim=2
+        )
 
     def qkv_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """W_q (H·D, dim), W_k and W_v (Hkv·D, dim): views of wqkv's rows, so writing to one writes wqkv."""
         return self.wqkv.weight.split([self.n_heads * self.head_dim, self.n_kv_heads * self.head_dim, self.n_kv_heads * self.head_dim])
 
-    def rotate(self, qk: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-        """The query and key heads (B, T, H + Hkv, D) turned to their positions (RoFormer eq. 34), all in one call."""
-        return rotate_pairs(qk, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim)
+    def rotate(
+        self, qk: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
+    ) -> torch.Tensor:
+        """The query and key heads (B, T, H + Hkv, D) turned to their
+        positions (RoFormer eq. 34), all in one call."""
+        return rotate_pairs(
+            qk, cos, sin, layout=self.layout, rotary_dim=self.rotary_dim
+        )
 
     def mask(self, seq: int, past: int, dtype: torch.dtype) -> torch.Tensor | None:
         """The additive mask (T, past + T) of queries at past … past + T − 1 over keys 0 … past + T − 1, or None

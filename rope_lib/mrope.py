@@ -20,8 +20,11 @@ MROPE_AXES = ("t", "h", "w")
 
 
 @checked_by(_validate.mrope_axis_of_pair_arguments)
-def mrope_axis_of_pair(mrope_section, *, interleaved: bool = False) -> np.ndarray:
-    """The axis (0 = t, 1 = h, 2 = w) that each of the sum(mrope_section) pairs follows, shape (D/2,)."""
+def mrope_axis_of_pair(
+    mrope_section, *, interleaved: bool = False
+) -> np.ndarray:
+    """The axis (0 = t, 1 = h, 2 = w) that each of the sum(mrope_section)
+    pairs follows, shape (D/2,)."""
     s_t, s_h, s_w = mrope_section
     if not interleaved:
         return np.repeat(np.arange(3), [s_t, s_h, s_w])
@@ -45,21 +48,29 @@ def mrope_freqs(d: int, base: float, mrope_section, *, interleaved: bool = False
 
 @checked_by(_validate.mrope_position_ids_arguments)
 def mrope_position_ids(segments) -> torch.Tensor:
-    """(t, h, w) of every token of a sequence of segments, shape (T, 3), as the Qwen2-VL paper numbers them.
+    """(t, h, w) of every token of a sequence of segments, shape (T, 3), as
+    the Qwen2-VL paper numbers them.
 
-    segments: ("text", n) for n text tokens, ("image", (h, w)) and ("video", (t, h, w)) for a grid of visual tokens
-    (the grid the language model sees, after Qwen2-VL merges 2×2 patches into one token). Each segment starts at
-    s = 1 + the largest id so far (0 at first). Text token j gets t = h = w = s + j; the visual token at frame a,
-    row b, column c gets (s + a, s + b, s + c), read frame by frame in reading order.
+    segments: ("text", n) for n text tokens, ("image", (h, w)) and
+    ("video", (t, h, w)) for a grid of visual tokens (the grid the language
+    model sees, after Qwen2-VL merges 2×2 patches into one token). Each
+    segment starts at s = 1 + the largest id so far (0 at first). Text
+    token j gets t = h = w = s + j; the visual token at frame a, row b,
+    column c gets (s + a, s + b, s + c), read frame by frame in reading
+    order.
     """
     blocks, start = [], 0
     for kind, size in segments:
         if kind == "text":
-            block = (start + torch.arange(size))[:, None].expand(size, 3)  # (n, 3): t = h = w
+            ids = start + torch.arange(size)  # (n,)
+            block = ids[:, None].expand(size, 3)  # (n, 3): t = h = w
         else:
-            t, h, w = (1, *size) if kind == "image" else size  # an image is one frame
-            frames, rows, cols = torch.meshgrid(torch.arange(t), torch.arange(h), torch.arange(w), indexing="ij")
-            block = start + torch.stack([frames.flatten(), rows.flatten(), cols.flatten()], dim=-1)  # (t·h·w, 3)
+            # an image is one frame
+            t, h, w = (1, *size) if kind == "image" else size
+            axes = torch.arange(t), torch.arange(h), torch.arange(w)
+            frames, rows, cols = torch.meshgrid(*axes, indexing="ij")
+            grid = [frames.flatten(), rows.flatten(), cols.flatten()]
+            block = start + torch.stack(grid, dim=-1)  # (t·h·w, 3)
         blocks.append(block)
         start = int(block.max()) + 1
     return torch.cat(blocks)  # (T, 3)

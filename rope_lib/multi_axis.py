@@ -18,8 +18,10 @@ from .rope import rotate_pairs
 
 @checked_by(_validate.multi_axis_angles_arguments)
 def multi_axis_angles(positions, freqs) -> torch.Tensor:
-    """angle_i = Σ_a p_a · f_{i,a} in float64: positions (..., A) integers, freqs (D/2, A) → (..., D/2)."""
-    table = torch.as_tensor(freqs, device=positions.device)  # (D/2, A) float64; a tensor keeps its graph
+    """angle_i = Σ_a p_a · f_{i,a} in float64: positions (..., A) integers,
+    freqs (D/2, A) → (..., D/2)."""
+    # (D/2, A) float64; a tensor keeps its graph
+    table = torch.as_tensor(freqs, device=positions.device)
     return positions.to(torch.float64) @ table.T  # (..., D/2)
 
 

@@ -97,19 +97,25 @@ def t5_relative_bias(query_positions, key_positions, bucket_bias, *, bidirection
 
 @checked_by(_validate.alibi_slopes_arguments)
 def alibi_slopes(n_heads: int) -> torch.Tensor:
-    """ALiBi's slope of each head (Press et al. 2022, §3), float64 of shape (n_heads,).
+    """ALiBi's slope of each head (Press et al. 2022, §3), float64 of shape
+    (n_heads,).
 
-    For n heads, a power of two, the slopes are 2^(−8/n), 2^(−16/n), …, 2^(−8): a geometric sequence
-    whose first term is its ratio. For other n, the rule of the authors' code (which BLOOM follows):
-    the n' slopes of the largest power of two n' below n, then the first n − n' of the slopes for 2n'
-    heads that fall between them (the ones at odd places of that sequence).
+    For n heads, a power of two, the slopes are 2^(−8/n), 2^(−16/n), …,
+    2^(−8): a geometric sequence whose first term is its ratio. For other
+    n, the rule of the authors' code (which BLOOM follows): the n' slopes
+    of the largest power of two n' below n, then the first n − n' of the
+    slopes for 2n' heads that fall between them (the ones at odd places of
+    that sequence).
     """
-    power = 1 << (n_heads.bit_length() - 1)  # the largest power of two ≤ n_heads
+    # the largest power of two ≤ n_heads
+    power = 1 << (n_heads.bit_length() - 1)
 
     def geometric(count: int) -> torch.Tensor:
-        return 2.0 ** (-8.0 * torch.arange(1, count + 1, dtype=torch.float64) / count)
+        k = torch.arange(1, count + 1, dtype=torch.float64)
+        return 2.0 ** (-8.0 * k / count)
 
-    between = geometric(2 * power)[0::2][: n_heads - power]  # 2^(−8·1/2n'), 2^(−8·3/2n'), …
+    # 2^(−8·1/2n'), 2^(−8·3/2n'), …
+    between = geometric(2 * power)[0::2][: n_heads - power]
     return torch.cat([geometric(power), between])
 
 

@@ -23,28 +23,46 @@ from .frequencies import DEFAULT_BASE
 
 
 @checked_by(_validate.rope_angles_arguments)
-def rope_angles(positions, dim: int, *, base: float = DEFAULT_BASE, inv_freq=None) -> torch.Tensor:
-    """m·θ_i in float64, shape positions.shape + (dim/2,), on the positions' device.
+def rope_angles(
+    positions, dim: int, *, base: float = DEFAULT_BASE, inv_freq=None
+) -> torch.Tensor:
+    """m·θ_i in float64, shape positions.shape + (dim/2,), on the
+    positions' device.
 
-    inv_freq: optional dim/2 frequencies that replace base^(−2i/dim), e.g. a
-    context-extension rule of `rope_lib.scaling` (chapter "Longer contexts").
+    inv_freq: optional dim/2 frequencies that replace base^(−2i/dim),
+    e.g. a context-extension rule of `rope_lib.scaling` (chapter
+    "Longer contexts").
     """
     if inv_freq is None:
         inv_freq = frequencies.inv_freq(dim, base)
-    freqs = torch.as_tensor(inv_freq, dtype=torch.float64, device=positions.device)  # a tensor keeps its graph
-    return positions.to(torch.float64)[..., None] * freqs  # (..., D/2) float64
+    # a tensor keeps its graph
+    freqs = torch.as_tensor(
+        inv_freq, dtype=torch.float64, device=positions.device
+    )
+    m = positions.to(torch.float64)[..., None]  # (..., 1)
+    return m * freqs  # (..., D/2) float64
 
 
 @checked_by(_validate.rope_cos_sin_arguments)
 def rope_cos_sin(
-    positions, dim: int, *, base: float = DEFAULT_BASE, dtype: torch.dtype = torch.float32, inv_freq=None, attention_factor: float = 1.0
+    positions,
+    dim: int,
+    *,
+    base: float = DEFAULT_BASE,
+    dtype: torch.dtype = torch.float32,
+    inv_freq=None,
+    attention_factor: float = 1.0,
 ):
-    """cos(m·θ_i) and sin(m·θ_i), each shape positions.shape + (dim/2,), cast to `dtype` at the end.
+    """cos(m·θ_i) and sin(m·θ_i), each shape positions.shape + (dim/2,),
+    cast to `dtype` at the end.
 
-    Both are multiplied by attention_factor (1 but for YaRN), in float64, as Hugging Face does.
+    Both are multiplied by attention_factor (1 but for YaRN), in float64,
+    as Hugging Face does.
     """
     a = rope_angles(positions, dim, base=base, inv_freq=inv_freq)
-    return (a.cos() * attention_factor).to(dtype), (a.sin() * attention_factor).to(dtype)
+    cos = (a.cos() * attention_factor).to(dtype)
+    sin = (a.sin() * attention_factor).to(dtype)
+    return cos, sin
 
 
 @checked_by(_validate.layout_arguments)
@@ -57,7 +75,8 @@ def expand_to_pairs(t: torch.Tensor, layout: str) -> torch.Tensor:
 
 @checked_by(_validate.layout_arguments)
 def rotate_quarter(x: torch.Tensor, layout: str) -> torch.Tensor:
-    """Each pair (a, b) → (−b, a): a quarter turn, the "rotate(x)" of eq. 34.
+    """Each pair (a, b) → (−b, a): a quarter turn, the "rotate(x)" of
+    eq. 34.
 
     In the half layout this is Hugging Face's `rotate_half`.
     """
@@ -70,21 +89,30 @@ def rotate_quarter(x: torch.Tensor, layout: str) -> torch.Tensor:
 
 @checked_by(_validate.rotate_pairs_arguments)
 def rotate_pairs(
-    x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout: str = "interleaved", rotary_dim: int | None = None
+    x: torch.Tensor,
+    cos: torch.Tensor,
+    sin: torch.Tensor,
+    *,
+    layout: str = "interleaved",
+    rotary_dim: int | None = None,
 ) -> torch.Tensor:
-    """RoFormer eq. 34, x⊗cos + rotate(x)⊗sin, on x (B, T, H, D) with tables (T, D/2) or (B, T, D/2).
+    """RoFormer eq. 34, x⊗cos + rotate(x)⊗sin, on x (B, T, H, D) with
+    tables (T, D/2) or (B, T, D/2).
 
     Computed in float32 (float64 for float64 x) and returned in x's dtype.
-    rotary_dim: rotate only the first rotary_dim coordinates of each head (tables
-    (T, rotary_dim/2)) and pass the rest through, as GPT-NeoX and GPT-J do.
+    rotary_dim: rotate only the first rotary_dim coordinates of each head
+    (tables (T, rotary_dim/2)) and pass the rest through, as GPT-NeoX and
+    GPT-J do.
     """
     rot = x.shape[-1] if rotary_dim is None else rotary_dim
-    c = expand_to_pairs(cos, layout).unsqueeze(-2)  # (T, 1, rot) or (B, T, 1, rot): one table for every head
+    # (T, 1, rot) or (B, T, 1, rot): one table for every head
+    c = expand_to_pairs(cos, layout).unsqueeze(-2)
     s = expand_to_pairs(sin, layout).unsqueeze(-2)
     xc = x.to(compute_dtype(x.dtype))
     out = xc[..., :rot] * c + rotate_quarter(xc[..., :rot], layout) * s
     if rot < x.shape[-1]:
-        out = torch.cat([out, xc[..., rot:]], dim=-1)  # the other D − rot coordinates pass through
+        # the other D − rot coordinates pass through
+        out = torch.cat([out, xc[..., rot:]], dim=-1)
     return out.to(x.dtype)  # (B, T, H, D)
 
 

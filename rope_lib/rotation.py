@@ -14,21 +14,33 @@ from .layouts import half_order
 
 
 def rotation_matrix_2d(angle: float) -> np.ndarray:
-    """R(a) = [[cos a, −sin a], [sin a, cos a]]: turns a plane vector by a radians."""
+    """R(a) = [[cos a, −sin a], [sin a, cos a]]: turns a plane vector by
+    a radians."""
     c, s = np.cos(angle), np.sin(angle)
     return np.array([[c, -s], [s, c]])
 
 
 @checked_by(_validate.rotary_matrix_arguments)
-def rotary_matrix(m, d: int, base: float = DEFAULT_BASE, layout: str = "interleaved", *, inv_freq=None) -> np.ndarray:
-    """R^d_{Θ,m} (eq. 15): d/2 blocks R(m·θ_i) on the diagonal, shape (d, d).
+def rotary_matrix(
+    m,
+    d: int,
+    base: float = DEFAULT_BASE,
+    layout: str = "interleaved",
+    *,
+    inv_freq=None,
+) -> np.ndarray:
+    """R^d_{Θ,m} (eq. 15): d/2 blocks R(m·θ_i) on the diagonal,
+    shape (d, d).
 
-    inv_freq: optional d/2 frequencies that replace base^(−2i/d) (a single θ for d = 2, say).
+    inv_freq: optional d/2 frequencies that replace base^(−2i/d) (a single
+    θ for d = 2, say).
 
     With layout="half" the same matrix is written in the half-layout basis:
     P·R·Pᵀ, where P reorders interleaved coordinates into the half layout.
     """
-    pair_angles = angles(m, d, base) if inv_freq is None else float(m) * inv_freq
+    pair_angles = (
+        angles(m, d, base) if inv_freq is None else float(m) * inv_freq
+    )
     matrix = np.zeros((d, d))
     for i, a in enumerate(pair_angles):
         matrix[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = rotation_matrix_2d(a)

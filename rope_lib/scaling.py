@@ -64,21 +64,28 @@ def config_rotary_dim(head_dim: int, *, rotary_pct: float | None = None, partial
 
 
 @checked_by(_validate.scaled_frequencies_arguments)
-def position_interpolation_inv_freq(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> np.ndarray:
-    """θ'_i = θ_i / s: position interpolation (Chen et al. 2023) squeezes positions m ↦ m·L/L'.
+def position_interpolation_inv_freq(
+    d: int, base: float = DEFAULT_BASE, factor: float = 2.0
+) -> np.ndarray:
+    """θ'_i = θ_i / s: position interpolation (Chen et al. 2023) squeezes
+    positions m ↦ m·L/L'.
 
-    Every angle the long context needs, m·θ_i/s with m < s·L, is one the model saw
-    for some m < L; the price is that neighbouring tokens move s times closer.
+    Every angle the long context needs, m·θ_i/s with m < s·L, is one the
+    model saw for some m < L; the price is that neighbouring tokens move
+    s times closer.
     """
     return inv_freq(d, base) / factor
 
 
 @checked_by(_validate.ntk_base_arguments)
-def ntk_base(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> float:
+def ntk_base(
+    d: int, base: float = DEFAULT_BASE, factor: float = 2.0
+) -> float:
     """base' = base · s^(d/(d−2)): the NTK-aware base (bloc97, 2023).
 
-    With this base the slowest pair i = d/2 − 1 turns exactly s times slower and
-    the fastest, i = 0, is untouched: high frequencies extrapolate, low ones interpolate.
+    With this base the slowest pair i = d/2 − 1 turns exactly s times
+    slower and the fastest, i = 0, is untouched: high frequencies
+    extrapolate, low ones interpolate.
     """
     return base * factor ** (d / (d - 2))
 
@@ -89,11 +96,15 @@ def ntk_inv_freq(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> np.
 
 
 @checked_by(_validate.dynamic_ntk_factor_arguments)
-def dynamic_ntk_factor(factor: float, seq_len: int, original_max_len: int) -> float:
-    """The NTK factor dynamic NTK uses at the current length: s·max(T, L)/L − (s − 1).
+def dynamic_ntk_factor(
+    factor: float, seq_len: int, original_max_len: int
+) -> float:
+    """The NTK factor dynamic NTK uses at the current length:
+    s·max(T, L)/L − (s − 1).
 
-    It is 1 while the sequence fits in the original context L (frequencies unchanged)
-    and grows with the length T beyond it (emozilla, 2023; Hugging Face's "dynamic").
+    It is 1 while the sequence fits in the original context L (frequencies
+    unchanged) and grows with the length T beyond it (emozilla, 2023;
+    Hugging Face's "dynamic").
     """
     if seq_len <= original_max_len:
         return 1.0  # exactly: the formula would give 1 up to rounding
@@ -112,23 +123,36 @@ def yarn_correction_pair(n_rotations: float, d: int, base: float, original_max_l
 
 
 @checked_by(_validate.yarn_ramp_arguments)
-def yarn_ramp(d: int, base: float = DEFAULT_BASE, *, original_max_len: int, beta_fast: float = 32.0, beta_slow: float = 1.0, truncate: bool = True) -> np.ndarray:
-    """γ_i: the share of pair i that keeps its own frequency in YaRN (Peng et al. 2023), shape (d/2,).
+def yarn_ramp(
+    d: int,
+    base: float = DEFAULT_BASE,
+    *,
+    original_max_len: int,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+    truncate: bool = True,
+) -> np.ndarray:
+    """γ_i: the share of pair i that keeps its own frequency in YaRN
+    (Peng et al. 2023), shape (d/2,).
 
-    Pairs that turn more than β = beta_fast times over the original context keep
-    θ_i (γ = 1); pairs that turn fewer than α = beta_slow times are interpolated
-    (γ = 0). Between them γ falls linearly in the pair index, as in the authors'
-    code and Hugging Face's (the paper writes the same ramp in r = L/λ); with
-    truncate=True the two ends are rounded outwards to whole pairs.
+    Pairs that turn more than β = beta_fast times over the original
+    context keep θ_i (γ = 1); pairs that turn fewer than α = beta_slow
+    times are interpolated (γ = 0). Between them γ falls linearly in the
+    pair index, as in the authors' code and Hugging Face's (the paper
+    writes the same ramp in r = L/λ); with truncate=True the two ends are
+    rounded outwards to whole pairs.
     """
-    start = yarn_correction_pair(beta_fast, d, base, original_max_len)  # γ starts falling here
-    stop = yarn_correction_pair(beta_slow, d, base, original_max_len)  # and reaches 0 here
+    # γ starts falling here
+    start = yarn_correction_pair(beta_fast, d, base, original_max_len)
+    # and reaches 0 here
+    stop = yarn_correction_pair(beta_slow, d, base, original_max_len)
     if truncate:
         start, stop = math.floor(start), math.ceil(stop)
     start, stop = max(start, 0), min(stop, d - 1)
     if start == stop:
         stop += 0.001  # a one-pair ramp: avoid dividing by zero
-    fraction = np.clip((np.arange(d // 2, dtype=np.float64) - start) / (stop - start), 0.0, 1.0)
+    pair = np.arange(d // 2, dtype=np.float64)
+    fraction = np.clip((pair - start) / (stop - start), 0.0, 1.0)
     return 1.0 - fraction
 
 
@@ -150,11 +174,13 @@ def yarn_inv_freq(
 
 @checked_by(_validate.yarn_attention_factor_arguments)
 def yarn_attention_factor(factor: float, mscale: float = 1.0) -> float:
-    """√(1/t) = 0.1·mscale·ln s + 1 (Peng et al. 2023, where mscale = 1): cos and sin are multiplied by it,
-    so every logit by its square, sharpening attention that the longer context would flatten.
+    """√(1/t) = 0.1·mscale·ln s + 1 (Peng et al. 2023, where mscale = 1):
+    cos and sin are multiplied by it, so every logit by its square,
+    sharpening attention that the longer context would flatten.
 
-    DeepSeek-V2 (DeepSeek-AI 2024) makes the coefficient of ln s a setting, mscale
-    (its `yarn_get_mscale`); at s = 1 the factor is 1 whatever mscale is.
+    DeepSeek-V2 (DeepSeek-AI 2024) makes the coefficient of ln s a
+    setting, mscale (its `yarn_get_mscale`); at s = 1 the factor is 1
+    whatever mscale is.
     """
     return 0.1 * mscale * math.log(factor) + 1.0
 
@@ -180,15 +206,26 @@ def llama3_wavelength_bounds(original_max_len: int, low_freq_factor: float, high
 
 
 @checked_by(_validate.llama3_scale_freqs_arguments)
-def llama3_scale_freqs(freqs, factor: float = 8.0, *, low_freq_factor: float = 1.0, high_freq_factor: float = 4.0, original_max_len: int = 8192) -> np.ndarray:
-    """Meta's Llama 3.1 rule on any frequencies (the `apply_scaling` of llama-models; Dubey et al. 2024).
+def llama3_scale_freqs(
+    freqs,
+    factor: float = 8.0,
+    *,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
+    original_max_len: int = 8192,
+) -> np.ndarray:
+    """Meta's Llama 3.1 rule on any frequencies (the `apply_scaling` of
+    llama-models; Dubey et al. 2024).
 
-    Wavelengths shorter than L/high_freq_factor (2048) are kept, longer than
-    L/low_freq_factor (8192) divided by the factor; between them the frequency
-    blends the two with weight (L/λ − low)/(high − low), continuous at both ends.
+    Wavelengths shorter than L/high_freq_factor (2048) are kept, longer
+    than L/low_freq_factor (8192) divided by the factor; between them the
+    frequency blends the two with weight (L/λ − low)/(high − low),
+    continuous at both ends.
     """
     low, high = low_freq_factor, high_freq_factor
-    shortest_blended, longest_blended = llama3_wavelength_bounds(original_max_len, low, high)
+    shortest_blended, longest_blended = llama3_wavelength_bounds(
+        original_max_len, low, high
+    )
     wavelength = 2 * np.pi / freqs
     smooth = (original_max_len / wavelength - low) / (high - low)
     blended = (1 - smooth) * freqs / factor + smooth * freqs
@@ -218,8 +255,11 @@ def longrope_rescale_factors(values, n_pairs: int, name: str = "rescale_factors"
 
 
 @checked_by(_validate.longrope_inv_freq_arguments)
-def longrope_inv_freq(d: int, base: float = DEFAULT_BASE, *, rescale_factors) -> np.ndarray:
-    """θ'_i = θ_i / λ_i: LongRoPE's per-pair rescaling (Ding et al. 2024), one searched factor λ_i per pair."""
+def longrope_inv_freq(
+    d: int, base: float = DEFAULT_BASE, *, rescale_factors
+) -> np.ndarray:
+    """θ'_i = θ_i / λ_i: LongRoPE's per-pair rescaling (Ding et al. 2024),
+    one searched factor λ_i per pair."""
     return inv_freq(d, base) / rescale_factors
 
 
@@ -231,9 +271,12 @@ def longrope_uses_long_factors(seq_len: int | None, original_max_len: int) -> bo
 
 
 @checked_by(_validate.longrope_attention_factor_arguments)
-def longrope_attention_factor(factor: float, original_max_len: int) -> float:
-    """√(1 + ln s / ln L): the cos/sin multiplier Hugging Face's `longrope` uses when the config sets none (Phi-3);
-    1 at s = 1. YaRN's 0.1·ln s + 1 plays the same part."""
+def longrope_attention_factor(
+    factor: float, original_max_len: int
+) -> float:
+    """√(1 + ln s / ln L): the cos/sin multiplier Hugging Face's `longrope`
+    uses when the config sets none (Phi-3); 1 at s = 1. YaRN's
+    0.1·ln s + 1 plays the same part."""
     return math.sqrt(1 + math.log(factor) / math.log(original_max_len))
 
 
@@ -244,12 +287,19 @@ def proportional_kept_pairs(head_dim: int, proportion: float) -> int:
 
 
 @checked_by(_validate.proportional_inv_freq_arguments)
-def proportional_inv_freq(head_dim: int, base: float = DEFAULT_BASE, proportion: float = 0.25, factor: float = 1.0) -> np.ndarray:
-    """p-RoPE (Barbero et al. 2024; Hugging Face's `proportional`): the first ⌊p·d/2⌋ frequencies base^(−2i/d) of
-    the whole head, the slow rest set to 0 (those pairs never turn), all divided by s, shape (d/2,).
+def proportional_inv_freq(
+    head_dim: int,
+    base: float = DEFAULT_BASE,
+    proportion: float = 0.25,
+    factor: float = 1.0,
+) -> np.ndarray:
+    """p-RoPE (Barbero et al. 2024; Hugging Face's `proportional`): the
+    first ⌊p·d/2⌋ frequencies base^(−2i/d) of the whole head, the slow rest
+    set to 0 (those pairs never turn), all divided by s, shape (d/2,).
 
-    Unlike partial rotary, the kept pairs keep the frequencies of full RoPE: the exponent is over d, not over
-    the rotated part, so the slowest pairs are the ones dropped.
+    Unlike partial rotary, the kept pairs keep the frequencies of full
+    RoPE: the exponent is over d, not over the rotated part, so the slowest
+    pairs are the ones dropped.
     """
     kept = proportional_kept_pairs(head_dim, proportion)
     freqs = inv_freq(head_dim, base)
@@ -447,11 +497,18 @@ def scaled_frequencies(method: str, factor: float, d: int, base: float, original
 
 
 @checked_by(_validate.angle_coverage_arguments)
-def angle_coverage(d: int, base: float = DEFAULT_BASE, context_len: int = 4096, *, freqs=None) -> np.ndarray:
-    """The share of a full turn that pair i sweeps over positions 0 … L−1: min(1, (L−1)·θ_i / 2π), shape (d/2,).
+def angle_coverage(
+    d: int,
+    base: float = DEFAULT_BASE,
+    context_len: int = 4096,
+    *,
+    freqs=None,
+) -> np.ndarray:
+    """The share of a full turn that pair i sweeps over positions 0 … L−1:
+    min(1, (L−1)·θ_i / 2π), shape (d/2,).
 
-    Pairs with coverage 1 have met every angle in training; the others meet new
-    angles as soon as the context grows past L.
+    Pairs with coverage 1 have met every angle in training; the others
+    meet new angles as soon as the context grows past L.
     """
     theta = inv_freq(d, base) if freqs is None else freqs
     return np.minimum(1.0, (context_len - 1) * theta / (2 * np.pi))

@@ -17,11 +17,15 @@ from .frequencies import DEFAULT_BASE, angles
 
 
 @checked_by(_validate.sinusoidal_encoding_loop_arguments)
-def sinusoidal_encoding_loop(seq_len: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
-    """The encoding one entry at a time, as the original article writes it: slow and obvious.
+def sinusoidal_encoding_loop(
+    seq_len: int, d: int, base: float = DEFAULT_BASE
+) -> np.ndarray:
+    """The encoding one entry at a time, as the original article writes
+    it: slow and obvious.
 
-    Each column j uses the exponent 2·(j // 2)/d, so columns 2i and 2i+1 share
-    one frequency; even columns take the sine, odd columns the cosine.
+    Each column j uses the exponent 2·(j // 2)/d, so columns 2i and 2i+1
+    share one frequency; even columns take the sine, odd columns the
+    cosine.
     """
     table = np.empty((seq_len, d))
     for m in range(seq_len):
@@ -37,8 +41,11 @@ def sinusoidal_encoding(seq_len: int, d: int, base: float = DEFAULT_BASE) -> np.
     return sinusoidal_position(np.arange(seq_len), d, base)  # (seq_len, d)
 
 
-def sinusoidal_position(m, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
-    """p_m for any position m (or array of positions): shape m.shape + (d,), sines in even, cosines in odd slots."""
+def sinusoidal_position(
+    m, d: int, base: float = DEFAULT_BASE
+) -> np.ndarray:
+    """p_m for any position m (or array of positions): shape
+    m.shape + (d,), sines in even, cosines in odd slots."""
     a = angles(m, d, base)  # m.shape + (d/2,)
     p = np.empty(a.shape[:-1] + (2 * a.shape[-1],))
     p[..., 0::2] = np.sin(a)
@@ -60,11 +67,15 @@ def sinusoidal_pair(m, i: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray
 
 
 @checked_by(_validate.absolute_position_score_arguments)
-def absolute_position_score(x_m, x_n, m, n, w_q, w_k, base: float = DEFAULT_BASE) -> float:
-    """(W_q (x_m + p_m))·(W_k (x_n + p_n)): the query–key score when positions are added to the
-    embeddings (RoFormer eq. 3 with the p_m of eq. 4, the Transformer's scheme), before the 1/√d scaling.
+def absolute_position_score(
+    x_m, x_n, m, n, w_q, w_k, base: float = DEFAULT_BASE
+) -> float:
+    """(W_q (x_m + p_m))·(W_k (x_n + p_n)): the query–key score when
+    positions are added to the embeddings (RoFormer eq. 3 with the p_m of
+    eq. 4, the Transformer's scheme), before the 1/√d scaling.
 
-    It expands into four terms, and only the p_m·p_n part depends on m − n alone.
+    It expands into four terms, and only the p_m·p_n part depends on
+    m − n alone.
     """
     d = x_m.size
     q = w_q @ (x_m + sinusoidal_position(m, d, base))  # (d_out,)

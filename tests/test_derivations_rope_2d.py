@@ -156,3 +156,25 @@ def test_the_page_says_what_assumption_1_buys(path):
     decay = text[text.index("{ref}`wr-decay`") - 200 : text.index("{ref}`wr-decay`")]
     assert "upper bound" in decay or "上界" in decay
     assert "(wr-decay)=" in (path.parents[0] / "why_rope_works.md").read_text()
+
+
+@pytest.mark.parametrize("path", EDITIONS, ids=["en", "zh"])
+def test_the_length_is_separated_from_the_embedding_as_the_angle_is(path):
+    """Issue 36: "write r_q = |q| c(m)" assumed that the scale does not depend on the embedding. Both editions now give
+    the length the angle's argument: at n = m, r_q/|q| = |k|/r_k, the query's embedding on one side and the key's on
+    the other, so both are a function c(m) of the position alone; then assumption 3 makes c(m) = 1."""
+    text = prose(path)
+    lengths = text[text.index("**The length cannot depend" if path == CHAPTER else "**长度不能依赖于位置**") :]
+    lengths = lengths[: lengths.index("\n\n+++")]
+    angles = text[text.index("**The angle must be linear" if path == CHAPTER else "**角度必须是位置的线性函数**") :]
+    separation = r"r_q(\mathbf{x}_m, m)/|q| = |k|/r_k(\mathbf{x}_n, m)"
+    assert separation in lengths and r"r_k(\mathbf{x}_n, m) = |k|/c(m)" in lengths
+    sides = ("depends\nonly on the query's embedding", "the right side only on the key's") if path == CHAPTER else \
+        ("左边只依赖于查询的嵌入", "右边只依赖于键的嵌入")
+    flat_lengths, flat_angles = lengths.replace("\n", " "), angles.replace("\n", " ")
+    for side in sides:
+        side = side.replace("\n", " ")
+        assert side in flat_lengths and side in flat_angles, f"the lengths get the angle's argument: {side!r}"
+    assert lengths.index(separation) < lengths.index("c(m)^2 = 1")
+    solution = text[text.index(":::{solution-start} rope2d-ex-derive") :]
+    assert separation in solution[: solution.index(":::{solution-end}")], "the pencil exercise's step 2 follows"

@@ -46,8 +46,20 @@ def test_the_widget_in_chinese():
     assert has_chinese(fig.alt_text) and missing_glyphs(fig) == []
     assert "在线版中可交互" in widget.print_caption()
     english = rope_2d_widget()
-    assert [c.label for c in english.controls] == ["query position m", "key position n", "angle per position θ (rad)", "shift both by s"]
+    assert [c.label for c in english.controls] == ["query position m", "shift both by s"]
     assert not has_chinese(english.figure().alt_text)
+
+
+def test_the_widget_moves_the_score_with_m_and_not_with_the_shift():
+    """Two sliders of 8 stops (64 frames): the score changes with m, never with s; the key and θ are the module's."""
+    from rope_lib.teach.widgets import rope_2d as widget_2d
+
+    widget = rope_2d_widget()
+    assert [len(c.values) for c in widget.controls] == [8, 8] and not any(c.choice for c in widget.controls)
+    score = lambda **values: float(widget.figure(**values).axes[0].get_title().split()[2])  # noqa: E731
+    assert len({score(m=3, shift=s) for s in widget_2d.SHIFTS}) == 1
+    assert len({score(m=m, shift=0) for m in widget_2d.QUERY_POSITIONS}) == len(widget_2d.QUERY_POSITIONS)
+    assert f"n = {widget_2d.KEY_POSITION}" in widget.figure().alt_text and f"{widget_2d.THETA:g}" in widget.figure().alt_text
 
 
 def test_the_check_speaks_chinese():

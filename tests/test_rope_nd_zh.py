@@ -44,9 +44,20 @@ def test_english_words_are_unchanged():
 def test_the_chinese_clock_widget():
     widget = clock_widget(lang="zh")
     assert widget.lang == "zh" and all(has_chinese(c.label) for c in widget.controls)
-    fig = widget.figure(position=12, d=16)
+    fig = widget.figure(position=16, base=500000.0)
     assert has_chinese(fig.alt_text) and missing_glyphs(fig) == []
-    assert [c.label for c in clock_widget().controls] == ["position m", "dimension d", "base"]
+    assert [c.label for c in clock_widget().controls] == ["position m", "base"]
+
+
+def test_the_clock_has_eight_stops_a_slider_and_fits_the_frames():
+    """12 positions × 8 bases = 96 frames of the d = CLOCK_D clock; a larger base slows every hand."""
+    from rope_lib.teach.widgets import MAX_FRAMES, QUANTITY_STOPS
+    from rope_lib.teach.widgets.rope_nd import CLOCK_BASES, CLOCK_D
+
+    widget = clock_widget()
+    assert all(len(c.values) >= QUANTITY_STOPS for c in widget.controls)
+    assert np.prod([len(c.values) for c in widget.controls]) <= MAX_FRAMES
+    assert f"d = {CLOCK_D}" in widget.figure().alt_text and list(CLOCK_BASES) == sorted(CLOCK_BASES)
 
 
 @pytest.mark.parametrize("make", [*FIGURES.values(), lambda lang: clock_widget(lang=lang),

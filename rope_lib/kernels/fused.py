@@ -72,10 +72,14 @@ def _compiler_found(kind: str) -> bool:
 
 
 def _half_kernel(x, cos, sin, out):
-    """Eq. 34 in the half layout, the halves as a size-2 axis: out = x·cos + flip(x)·(∓sin)."""
-    pairs = x.unflatten(-1, (2, -1)).to(cos.dtype)  # (B, T, H, 2, D/2): [first halves, second halves]
-    sign = torch.tensor([-1.0, 1.0], dtype=cos.dtype, device=x.device)[:, None]  # (2, 1): −sin on top, +sin below
-    c, s = cos.unsqueeze(-2).unsqueeze(-2), sin.unsqueeze(-2).unsqueeze(-2)  # (…, T, 1, 1, D/2)
+    """Eq. 34 in the half layout, the halves as a size-2 axis:
+    out = x·cos + flip(x)·(∓sin)."""
+    # (B, T, H, 2, D/2): [first halves, second halves]
+    pairs = x.unflatten(-1, (2, -1)).to(cos.dtype)
+    sign = torch.tensor([-1.0, 1.0], dtype=cos.dtype, device=x.device)
+    sign = sign[:, None]  # (2, 1): −sin on top, +sin below
+    c = cos.unsqueeze(-2).unsqueeze(-2)  # (…, T, 1, 1, D/2)
+    s = sin.unsqueeze(-2).unsqueeze(-2)  # (…, T, 1, 1, D/2)
     turned = pairs * c + pairs.flip(-2) * (s * sign)  # (B, T, H, 2, D/2)
     out.unflatten(-1, (2, -1)).copy_(turned.to(out.dtype))
 
@@ -90,18 +94,23 @@ def _pair_axis_kernel(x, cos, sin, out):
 
 
 def _bf16_word_kernel(words, cos, sin, out_words):
-    """Adjacent bf16 pairs (a, b) read as one int32 word each (B, T, H, D/2); a bf16 is the upper
-    16 bits of a float32, so shifting and masking give a and b exactly, as float32."""
-    a = (words << 16).view(torch.float32)  # (B, T, H, D/2): the low half, moved up
-    b = (words & BF16_HIGH_HALF).view(torch.float32)  # the high half, in place
+    """Adjacent bf16 pairs (a, b) read as one int32 word each
+    (B, T, H, D/2); a bf16 is the upper 16 bits of a float32, so shifting
+    and masking give a and b exactly, as float32."""
+    # (B, T, H, D/2) each: the low half, moved up; the high half, in place
+    a = (words << 16).view(torch.float32)
+    b = (words & BF16_HIGH_HALF).view(torch.float32)
     c, s = cos.unsqueeze(-2), sin.unsqueeze(-2)  # (…, T, 1, D/2)
     a_turned, b_turned = a * c - b * s, b * c + a * s
 
-    def rounded_bits(v):  # float32 → its nearest bf16 in the upper 16 bits, ties to even
+    # float32 → its nearest bf16 in the upper 16 bits, ties to even
+    def rounded_bits(v):
         bits = v.view(torch.int32)
         return bits + BF16_ROUND_HALF + ((bits >> 16) & 1)
 
-    out_words.copy_((rounded_bits(b_turned) & BF16_HIGH_HALF) | ((rounded_bits(a_turned) >> 16) & BF16_LOW_HALF))
+    high = rounded_bits(b_turned) & BF16_HIGH_HALF
+    low = (rounded_bits(a_turned) >> 16) & BF16_LOW_HALF
+    out_words.copy_(high | low)
 
 
 KERNELS = {"half": _half_kernel, "pair_axis": _pair_axis_kernel, "bf16_words": _bf16_word_kernel}

@@ -46,19 +46,31 @@ def attention_weights(model: Model, tokens: torch.Tensor) -> torch.Tensor:
 
 
 @checked_by(_validate.offset_scores_arguments)
-def offset_scores(weights, *, max_offset: int | None = None, first_query: int = 0) -> np.ndarray:
-    """s_(l,h)(o), the mean weight a_(t, t−o) of layer l's head h over the batch and the queries t ≥ max(o, first_query),
-    for o = 1 … max_offset: shape (n_layers, H, max_offset); entry [l, h, o − 1] is offset o.
+def offset_scores(
+    weights, *, max_offset: int | None = None, first_query: int = 0
+) -> np.ndarray:
+    """s_(l,h)(o), the mean weight a_(t, t−o) of layer l's head h over the
+    batch and the queries t ≥ max(o, first_query), for o = 1 … max_offset:
+    shape (n_layers, H, max_offset); entry [l, h, o − 1] is offset o.
 
-    max_offset defaults to T // 2, so that every score averages over at least half the queries: at offset T − 1 only
-    the last query has a key, and a head that looks at the first token (as many do) would score 1 there.
+    max_offset defaults to T // 2, so that every score averages over at
+    least half the queries: at offset T − 1 only the last query has a key,
+    and a head that looks at the first token (as many do) would score 1
+    there.
     """
     seq = weights.shape[-1]
     max_offset = seq // 2 if max_offset is None else max_offset
-    scores = np.empty(weights.shape[:1] + weights.shape[2:3] + (max_offset,))
+    scores = np.empty(
+        weights.shape[:1] + weights.shape[2:3] + (max_offset,)
+    )
     for o in range(1, max_offset + 1):
-        queries = np.arange(max(o, first_query), seq)  # every query with a key o back
-        scores[:, :, o - 1] = weights[:, :, :, queries, queries - o].mean(axis=(1, 3)) if queries.size else 0.0
+        # every query with a key o back
+        queries = np.arange(max(o, first_query), seq)
+        scores[:, :, o - 1] = (
+            weights[:, :, :, queries, queries - o].mean(axis=(1, 3))
+            if queries.size
+            else 0.0
+        )
     return scores
 
 

@@ -34,7 +34,8 @@ from ..frequencies import inv_freq
 
 @checked_by(_validate.b_m_theta_arguments)
 def b_m_theta(positions, freqs) -> np.ndarray:
-    """B_{Δ,θ} = Σ_i cos(Δ·θ_i) for every distance Δ in `positions`, shape positions.shape (the direct sum)."""
+    """B_{Δ,θ} = Σ_i cos(Δ·θ_i) for every distance Δ in `positions`, shape
+    positions.shape (the direct sum)."""
     return np.cos(positions[..., None] * freqs).sum(axis=-1)
 
 
@@ -93,16 +94,33 @@ def base_grid(low: float, high: float, points_per_decade: int) -> np.ndarray:
     return np.geomspace(low, high, count)
 
 
-def smallest_base(d: int, context_len: int, *, low: float = 10.0, high: float = 1e12, points_per_decade: int = 32, refine: int = 16) -> float:
-    """The smallest base found for which B_{Δ,θ} ≥ 0 for every Δ = 0 … context_len.
+def smallest_base(
+    d: int,
+    context_len: int,
+    *,
+    low: float = 10.0,
+    high: float = 1e12,
+    points_per_decade: int = 32,
+    refine: int = 16,
+) -> float:
+    """The smallest base found for which B_{Δ,θ} ≥ 0 for every
+    Δ = 0 … context_len.
 
-    Scans `base_grid(low, high, points_per_decade)` upwards; the first passing
-    base b_k and the failing one below it, b_{k−1}, bracket the answer; the
-    bracket is rescanned with `refine` log-spaced points and the first that
-    passes is returned. A passing window narrower than the grid spacing below
-    b_{k−1} would be missed: this is the smallest passing base the search saw.
+    Scans `base_grid(low, high, points_per_decade)` upwards; the first
+    passing base b_k and the failing one below it, b_{k−1}, bracket the
+    answer; the bracket is rescanned with `refine` log-spaced points and
+    the first that passes is returned. A passing window narrower than the
+    grid spacing below b_{k−1} would be missed: this is the smallest
+    passing base the search saw.
     """
-    return base_lower_bounds(d, [context_len], low=low, high=high, points_per_decade=points_per_decade, refine=refine)[0]
+    return base_lower_bounds(
+        d,
+        [context_len],
+        low=low,
+        high=high,
+        points_per_decade=points_per_decade,
+        refine=refine,
+    )[0]
 
 
 def base_lower_bounds(d: int, context_lens, *, low: float = 10.0, high: float = 1e12, points_per_decade: int = 32, refine: int = 16) -> np.ndarray:

@@ -52,16 +52,19 @@ def _tip_to_tail(terms: np.ndarray) -> np.ndarray:
 
 
 def rope_sum(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
-    """Σ_i h_i e^{i(m−n)θ_i} (eq. 35): its real part is the RoPE score ⟨R_m q, R_n k⟩; shape relative.shape."""
+    """Σ_i h_i e^{i(m−n)θ_i} (eq. 35): its real part is the RoPE score
+    ⟨R_m q, R_n k⟩; shape relative.shape."""
     h = _as_pair_products(h)
     return _rotations(relative, 2 * h.size, base) @ h
 
 
 def phasor_terms(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
-    """The terms h_i e^{i(m−n)θ_i} of `rope_sum` laid tip to tail: P_0 = 0, P_j = Σ_{i<j} h_i e^{i(m−n)θ_i}.
+    """The terms h_i e^{i(m−n)θ_i} of `rope_sum` laid tip to tail:
+    P_0 = 0, P_j = Σ_{i<j} h_i e^{i(m−n)θ_i}.
 
-    Shape relative.shape + (d/2 + 1,). Arrow i runs from P_i to P_{i+1}; the last point is `rope_sum` and
-    its real part the score. With every h_i = 1 these are the partial sums S_j of the bound.
+    Shape relative.shape + (d/2 + 1,). Arrow i runs from P_i to P_{i+1};
+    the last point is `rope_sum` and its real part the score. With every
+    h_i = 1 these are the partial sums S_j of the bound.
     """
     h = _as_pair_products(h)
     return _tip_to_tail(_rotations(relative, 2 * h.size, base) * h)
@@ -96,9 +99,13 @@ def abel_bound(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
 
 
 @checked_by(_validate.frequencies_arguments)
-def relative_upper_bound(relative, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
-    """(1/(d/2)) Σ_{j=1}^{d/2} |S_j|, the curve of RoFormer Fig. 2; shape relative.shape.
+def relative_upper_bound(
+    relative, d: int, base: float = DEFAULT_BASE
+) -> np.ndarray:
+    """(1/(d/2)) Σ_{j=1}^{d/2} |S_j|, the curve of RoFormer Fig. 2; shape
+    relative.shape.
 
-    At distance 0 every S_j = j, so the curve starts at (d/2 + 1)/2: 32.5 for d = 128.
+    At distance 0 every S_j = j, so the curve starts at (d/2 + 1)/2: 32.5
+    for d = 128.
     """
     return np.abs(partial_sums(relative, d, base)[..., 1:]).mean(axis=-1)

@@ -32,12 +32,23 @@ def band_pairs(d: int, band: str, n_pairs: int) -> np.ndarray:
     return np.arange(n_pairs) if band == "fast" else np.arange(d // 2 - n_pairs, d // 2)
 
 
-def positional_head_score(distances, d: int, base: float = DEFAULT_BASE, *, band: str = "fast", n_pairs: int = 8, offset: int = 1) -> np.ndarray:
-    """The score, at each distance Δ, of a head whose query and key use only the chosen band, aimed at `offset`:
-    q_i = 1, k_i = e^{i·offset·θ_i} on those pairs, so the score is Σ_band cos((Δ − offset)θ_i); shape distances.shape."""
+def positional_head_score(
+    distances,
+    d: int,
+    base: float = DEFAULT_BASE,
+    *,
+    band: str = "fast",
+    n_pairs: int = 8,
+    offset: int = 1,
+) -> np.ndarray:
+    """The score, at each distance Δ, of a head whose query and key use
+    only the chosen band, aimed at `offset`: q_i = 1, k_i = e^{i·offset·θ_i}
+    on those pairs, so the score is Σ_band cos((Δ − offset)θ_i); shape
+    distances.shape."""
     h = np.zeros(d // 2, dtype=np.complex128)
     pairs = band_pairs(d, band, n_pairs)
-    h[pairs] = np.exp(-1j * offset * inv_freq(d, base)[pairs])  # q_i·conj(k_i)
+    theta = inv_freq(d, base)[pairs]
+    h[pairs] = np.exp(-1j * offset * theta)  # q_i·conj(k_i)
     return rope_sum(h, np.asarray(distances), base).real
 
 

@@ -63,10 +63,18 @@ def accuracy(model: nn.Module, task, *, seq_len: int, n_sequences: int = 256, ba
 
 
 @checked_by(functools.partial(_validate.rescaled_arguments, model_type=Model, rules=TEST_TIME_RULES))
-def rescaled(model: Model, rule: str, factor: float, *, trained_len: int) -> Model:
-    """The same weights in a model whose RoPE uses the rule `TEST_TIME_RULES[rule]` at `factor` (s = L'/L, at least 1),
-    for a model trained on sequences of trained_len tokens."""
-    scaling = RopeScaling(TEST_TIME_RULES[rule], factor, original_max_len=trained_len)
-    twin = Model(dataclasses.replace(model.config, scaling=scaling, device=model.device))
+def rescaled(
+    model: Model, rule: str, factor: float, *, trained_len: int
+) -> Model:
+    """The same weights in a model whose RoPE uses the rule
+    `TEST_TIME_RULES[rule]` at `factor` (s = L'/L, at least 1), for a model
+    trained on sequences of trained_len tokens."""
+    scaling = RopeScaling(
+        TEST_TIME_RULES[rule], factor, original_max_len=trained_len
+    )
+    config = dataclasses.replace(
+        model.config, scaling=scaling, device=model.device
+    )
+    twin = Model(config)
     twin.load_state_dict(model.state_dict())
     return twin.eval()

@@ -91,24 +91,39 @@ def _rotate(x: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
     return out
 
 
-def rope_linear_attention(q, k, v, positions, *, base: float = DEFAULT_BASE, causal: bool = False,
-                          feature_map=elu_feature_map) -> np.ndarray:
-    """RoFormer eq. 19 in its linear form: q, k (T, d), v (T, d_v), positions (T,) → outputs (T, d_v).
+def rope_linear_attention(
+    q,
+    k,
+    v,
+    positions,
+    *,
+    base: float = DEFAULT_BASE,
+    causal: bool = False,
+    feature_map=elu_feature_map,
+) -> np.ndarray:
+    """RoFormer eq. 19 in its linear form: q, k (T, d), v (T, d_v),
+    positions (T,) → outputs (T, d_v).
 
-    The keys are summed once, Σ_n R_n φ(k_n) v_nᵀ (d × d_v) and Σ_n φ(k_n) (d,); with causal=True each as a
-    running sum over n ≤ m. The rotation is in the numerator only.
+    The keys are summed once, Σ_n R_n φ(k_n) v_nᵀ (d × d_v) and Σ_n φ(k_n)
+    (d,); with causal=True each as a running sum over n ≤ m. The rotation
+    is in the numerator only.
     """
-    phi_q, phi_k, positions, base, causal = _inputs(q, k, positions, base, causal, feature_map)
+    phi_q, phi_k, positions, base, causal = _inputs(
+        q, k, positions, base, causal, feature_map
+    )
     v = _matrix(v, "v", rows=phi_q.shape[0])
-    turned_q, turned_k = _rotate(phi_q, positions, base), _rotate(phi_k, positions, base)  # (T, d)
+    turned_q = _rotate(phi_q, positions, base)  # (T, d)
+    turned_k = _rotate(phi_k, positions, base)  # (T, d)
     if causal:
-        key_values = np.cumsum(turned_k[:, :, None] * v[:, None, :], axis=0)  # (T, d, d_v): Σ_{n ≤ m}
-        key_sums = np.cumsum(phi_k, axis=0)                                     # (T, d): Σ_{n ≤ m}, unrotated
-        numerator = np.einsum("td,tde->te", turned_q, key_values)              # (T, d_v)
-        denominator = np.einsum("td,td->t", phi_q, key_sums)                   # (T,)
+        # (T, d, d_v): Σ_{n ≤ m}
+        key_values = np.cumsum(turned_k[:, :, None] * v[:, None, :], axis=0)
+        key_sums = np.cumsum(phi_k, axis=0)  # (T, d): Σ_{n ≤ m}, unrotated
+        # (T, d_v)
+        numerator = np.einsum("td,tde->te", turned_q, key_values)
+        denominator = np.einsum("td,td->t", phi_q, key_sums)  # (T,)
     else:
-        numerator = turned_q @ (turned_k.T @ v)      # (T, d_v)
-        denominator = phi_q @ phi_k.sum(axis=0)      # (T,)
+        numerator = turned_q @ (turned_k.T @ v)  # (T, d_v)
+        denominator = phi_q @ phi_k.sum(axis=0)  # (T,)
     return numerator / denominator[:, None]
 
 

@@ -145,21 +145,43 @@ class LookbackTask:
         self._check_len(seq_len)
         return {k: {"k": k} for k in self.ks}
 
-    def batch(self, seq_len: int, batch_size: int, generator: torch.Generator, *, k: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """tokens, targets: (B, T) int64 each, on the CPU; k=None draws k per sequence, else every sequence uses k."""
+    def batch(
+        self,
+        seq_len: int,
+        batch_size: int,
+        generator: torch.Generator,
+        *,
+        k: int | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """tokens, targets: (B, T) int64 each, on the CPU; k=None draws k
+        per sequence, else every sequence uses k."""
         seq_len = self._check_len(seq_len)
         batch_size = _require_batch_size(batch_size)
         generator = _require_generator(generator)
         if k is None:
-            choice = torch.randint(0, len(self.ks), (batch_size,), generator=generator)  # (B,)
+            choice = torch.randint(
+                0, len(self.ks), (batch_size,), generator=generator
+            )  # (B,)
         else:
-            choice = torch.full((batch_size,), self.marker(k) - self.n_symbols)
+            choice = torch.full(
+                (batch_size,), self.marker(k) - self.n_symbols
+            )
         distance = torch.tensor(self.ks)[choice]  # (B,)
-        content = torch.randint(0, self.n_symbols, (batch_size, seq_len - 1), generator=generator)  # (B, T − 1)
-        tokens = torch.cat([(self.n_symbols + choice)[:, None], content], dim=1)  # (B, T)
+        content = torch.randint(
+            0,
+            self.n_symbols,
+            (batch_size, seq_len - 1),
+            generator=generator,
+        )  # (B, T − 1)
+        tokens = torch.cat(
+            [(self.n_symbols + choice)[:, None], content], dim=1
+        )  # (B, T)
         t = torch.arange(seq_len)  # (T,)
-        source = t[None, :] - distance[:, None]  # (B, T): where the answer sits
-        targets = torch.where(source >= 1, tokens.gather(1, source.clamp(min=0)), IGNORE)
+        # (B, T): where the answer sits
+        source = t[None, :] - distance[:, None]
+        targets = torch.where(
+            source >= 1, tokens.gather(1, source.clamp(min=0)), IGNORE
+        )
         return tokens, targets
 
 

@@ -1,9 +1,10 @@
 """From the goal to RoPE's matrix, numerically (chapter "RoPE in d dimensions").
 
-The chapter asks which orthogonal matrices R_m satisfy R_mᵀ R_n = R_{n−m}, finds R_m = exp(mA) with A
-skew-symmetric, and turns A into 2×2 blocks θ_i·J by an orthogonal change of basis P. These functions compute
-each piece for a concrete A, so the chapter (and its tests) can show that any skew-symmetric A is RoPE's
-block-diagonal matrix seen in another basis.
+The chapter asks which orthogonal matrices R_m satisfy R_mᵀ R_n = R_{n−m}. The goal alone gives R_m = R_1^m for any
+orthogonal R_1, a mirror included; continuity makes det R_1 = +1, and a rotation is exp(A) for a skew-symmetric A, so
+R_m = exp(mA). An orthogonal change of basis P turns A into 2×2 blocks θ_i·J. These functions compute each piece for
+a concrete A, so the chapter (and its tests) can show that any skew-symmetric A is RoPE's block-diagonal matrix seen
+in another basis.
 """
 
 from __future__ import annotations

@@ -71,15 +71,28 @@ def masked_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
 
 
 @checked_by(functools.partial(_validate.train_model_arguments, model_type=Model), covers_its_calls=False)
-def train_model(model: Model, task, *, seq_len: int, steps: int, batch_size: int = 32, seed: int = 0, lr: float = LEARNING_RATE) -> np.ndarray:
-    """Train `model` in place for `steps` AdamW steps, each on a fresh batch of `task` at seq_len; returns the
-    training loss of every step (the learning curve), shape (steps,)."""
+def train_model(
+    model: Model,
+    task,
+    *,
+    seq_len: int,
+    steps: int,
+    batch_size: int = 32,
+    seed: int = 0,
+    lr: float = LEARNING_RATE,
+) -> np.ndarray:
+    """Train `model` in place for `steps` AdamW steps, each on a fresh
+    batch of `task` at seq_len; returns the training loss of every step
+    (the learning curve), shape (steps,)."""
     generator = torch.Generator().manual_seed(seed)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, betas=BETAS, weight_decay=WEIGHT_DECAY)
+    optimiser = torch.optim.AdamW(
+        model.parameters(), lr=lr, betas=BETAS, weight_decay=WEIGHT_DECAY
+    )
     losses = np.empty(steps)
     model.train()
     for step in range(steps):
-        tokens, targets = (t.to(model.device) for t in task.batch(seq_len, batch_size, generator))  # (B, T) each
+        batch = task.batch(seq_len, batch_size, generator)  # (B, T) each
+        tokens, targets = (t.to(model.device) for t in batch)
         loss = masked_loss(model(tokens, use_cache=False), targets)
         optimiser.zero_grad(set_to_none=True)
         loss.backward()

@@ -189,8 +189,8 @@ def one_line() -> Check:
     relative = (_R.q.T * rotation_matrix((N - M) * THETA) * _R.k)[0]
     return Check(
         f_q.dot(f_k), turned, relative, _relative_form(),
-        rule=Words("the rotated vectors; R(mθ)ᵀR(nθ) = R((n − m)θ), rot-relative of the chapter Rotation matrices; multiply out",
-                   "转过之后的向量；R(mθ)ᵀR(nθ) = R((n − m)θ)，即“旋转矩阵”一章的 rot-relative；再乘开"),
+        rule=Words("the rotated vectors; R(mθ)ᵀR(nθ) = R((n − m)θ), proved in the chapter Rotation matrices; multiply out",
+                   "转过之后的向量；R(mθ)ᵀR(nθ) = R((n − m)θ)，已在“旋转矩阵”一章证明；再乘开"),
         names={
             INNER: f_q.dot(f_k),
             r"\big(R(m\theta)\,\mathbf{q}\big)^\top \big(R(n\theta)\,\mathbf{k}\big)": turned,
@@ -228,12 +228,46 @@ CONFIRMATIONS = {
 multiplied by exp(imθ) is the rotated query; g written out in real terms; and the inner product of the two rotated
 vectors, its eight products multiplied out and grouped, turned into g by the difference formulas."""
 
+KINDS = Words("a definition", "定义"), Words("the goal", "目标"), Words("a statement whose proof is the text", "由正文证明的命题")
+"""What an unchecked displayed line is; each reason of UNCHECKED begins with one, then a colon (issue 36)."""
+DEFINITION, GOAL, PROVED_IN_TEXT = range(3)
+
+
+def _unchecked(kind: int, en: str, zh: str) -> Words:
+    """A reason of UNCHECKED: the kind of line (an index into KINDS), then what it is."""
+    return Words(f"{KINDS[kind].en}: {en}", f"{KINDS[kind].zh}：{zh}")
+
+
 UNCHECKED = {
-    "rope2d-goal": Words("the goal, a requirement on unknown functions", "目标：对未知函数提出的要求"),
-    "rope2d-complex-goal": Words("the stronger goal the derivation assumes, a requirement", "推导所假设的更强目标：一个要求"),
-    "rope2d-initial": Words("the initial condition, an assumption", "初始条件：一个假设"),
-    "rope2d-polar-forms": Words("the names of the polar parts, definitions", "极坐标各部分的命名：定义"),
-    "rope2d-conditions": Words("what the goal demands of the polar parts, read off two polar forms", "目标对极坐标各部分的要求，从两个极坐标形式直接读出"),
-    "rope2d-solution": Words("the theorem's definitions of f_q, f_k and g, checked in the section that follows", "定理对 f_q、f_k 和 g 的定义，在下一节检验"),
+    "rope2d-goal": _unchecked(
+        GOAL, "RoFormer's requirement (eq. 11) on the unknown functions f_q, f_k and g",
+        "RoFormer 对未知函数 f_q、f_k 和 g 提出的要求（式 11）",
+    ),
+    "rope2d-complex-goal": _unchecked(
+        GOAL, "the stronger, complex form of the goal that the derivation assumes (assumption 1)",
+        "推导所假设的更强的复数形式的目标（假设 1）",
+    ),
+    "rope2d-initial": _unchecked(
+        GOAL, "what the encoding must do at position 0 (assumption 2), a requirement on f_q and f_k",
+        "编码在位置 0 必须做到的事（假设 2），是对 f_q 和 f_k 的要求",
+    ),
+    "rope2d-polar-forms": _unchecked(
+        DEFINITION, "the names r and φ of the lengths and angles of f_q, f_k and g",
+        "f_q、f_k 和 g 的长度与角度的名字 r 和 φ",
+    ),
+    "rope2d-conditions": _unchecked(
+        PROVED_IN_TEXT,
+        "the complex goal, {eq}`rope2d-complex-goal`, with the polar forms multiplied by {eq}`rope2d-polar-product` "
+        "(checked); two complex numbers are equal when their lengths and their angles are",
+        "把极坐标形式按式 {eq}`rope2d-polar-product`（已检验）相乘，代入复数形式的目标 {eq}`rope2d-complex-goal`；"
+        "两个复数相等，就是长度和角度分别相等",
+    ),
+    "rope2d-solution": _unchecked(
+        DEFINITION,
+        "the functions f_q, f_k and g the theorem names; that they meet the goal is {eq}`rope2d-check`, checked as "
+        "displayed",
+        "定理所给出的函数 f_q、f_k 和 g；它们满足目标即式 {eq}`rope2d-check`，已按页面上的写法检验",
+    ),
 }
-"""The displayed equations that define or require rather than state an identity."""
+"""The displayed equations sympy does not check as displayed, each with the kind of line it is: the goal and its
+assumptions (requirements on unknown functions), definitions, and the one statement the text proves."""

@@ -3,13 +3,21 @@ elementwise form and the Abel summation.
 
 Each entry of CHECKS gives one displayed equation's sides as the page shows them. The page states
 RoPE for any even d; sympy checks a small case with a symbol for every entry, and each rule says
-which: d = 2 for the exponential of one block, d = 4 (pairs 0 and 1, frequencies θ_0, θ_1) for the
+which: d = 2 for the exponential of one block and for the goal met by exponentials (A = θJ, every 2×2
+skew-symmetric matrix, its exponential computed by sympy), d = 4 (pairs 0 and 1, frequencies θ_0, θ_1) for the
 matrices, d = 6 (three pairs) for the Abel summation. Pairs are counted from 0, as in `rope_lib`:
-pair i is (x_{2i}, x_{2i+1}). The steps the parser cannot read (matrix exponentials, the canonical form)
-are computed numerically by `rope_lib.teach.skew` and tested there.
+pair i is (x_{2i}, x_{2i+1}).
+
+Every other displayed equation is in UNCHECKED, its reason beginning with the kind of line it is (KINDS): a
+definition, the goal, or a statement whose proof is the text around it. CONFIRMATIONS hold steps the page
+argues in words or states for general d (the goal met by the exponentials of the 4×4 block generator, the
+characteristic polynomials behind "the eigenvalues are imaginary and come in pairs"), each checked by sympy for a
+small d; `rope_lib.teach.skew` computes the canonical form numerically.
 """
 
 from __future__ import annotations
+
+import functools
 
 import sympy as sp
 
@@ -107,77 +115,132 @@ def _abel() -> Check:
     )
 
 
+def _generator_4() -> sp.Matrix:
+    """A = diag(θ_0 J, θ_1 J): the skew-symmetric generator of R^4_{Θ,m} (eq. ropend-canonical with P = I, d = 4)."""
+    return sp.diag(*[THETAS[i] * QUARTER_TURN for i in range(D_MATRICES // 2)])
+
+
+def _exp_goal() -> Check:
+    """eq. ropend-exp-goal as displayed, for the general 2×2 skew-symmetric A = θJ: the page's A is that matrix and each
+    e^{…A} sympy's matrix exponential of it (the parser reads e^{mA} as exp(m·A), A a matrix). The 4×4 block form
+    diag(θ_0 J, θ_1 J) is confirmed in CONFIRMATIONS."""
+    a = sp.ImmutableMatrix(THETA_I * QUARTER_TURN)
+    return Check(
+        (M * a).exp().T * (N * a).exp(),
+        (-M * a).exp() * (N * a).exp(),
+        ((N - M) * a).exp(),
+        rule=Words(
+            "d = 2, A = θ_i J, every 2×2 skew-symmetric matrix, θ_i symbolic: sympy's matrix exponentials; the transpose "
+            "of exp(mA) is exp(−mA) since Aᵀ = −A, and exp(−mA) exp(nA) = exp((n − m)A) since mA and nA commute",
+            "d = 2，A = θ_i J，即任意 2×2 反对称矩阵，θ_i 取符号：用 sympy 的矩阵指数；因为 Aᵀ = −A，exp(mA) 的转置是 "
+            "exp(−mA)；又因为 mA 与 nA 可交换，exp(−mA) exp(nA) = exp((n − m)A)",
+        ),
+        names={"A": a, r"(e^{mA})^\top": sp.ImmutableMatrix((M * a).exp().T)},
+    )
+
+
 CHECKS = {
+    "ropend-exp-goal": _exp_goal,
     "ropend-exp-block": _exp_block,
     "ropend-elementwise-4": _elementwise_4,
     "ropend-abel": _abel,
 }
 """Every displayed identity of the chapter that sympy checks as displayed, by its label."""
 
+KINDS = Words("a definition", "定义"), Words("the goal", "目标"), Words("a statement whose proof is the text", "由正文证明的命题")
+"""What an unchecked displayed line is; each reason of UNCHECKED begins with one, then a colon (issue 36)."""
+
+
+def _unchecked(kind: int, en: str, zh: str) -> Words:
+    """A reason of UNCHECKED: the kind of line (an index into KINDS), then what it is and how else it is checked."""
+    return Words(f"{KINDS[kind].en}: {en}", f"{KINDS[kind].zh}：{zh}")
+
+
+DEFINITION, GOAL, PROVED_IN_TEXT = range(3)
+
 UNCHECKED = {
-    "ropend-goal": Words(
-        "the condition the derivation starts from: the score depends on the positions only through n − m",
-        "推导的出发点：得分只通过 n − m 依赖于位置",
+    "ropend-goal": _unchecked(
+        GOAL,
+        "the score may depend on the positions only through n − m; every solution must meet it, so there is "
+        "nothing to prove. The mirror family Fᵐ meets it too, checked numerically",
+        "得分只能通过 n − m 依赖于位置；它是每个解都必须满足的要求，没有什么可证明的。镜像族 Fᵐ 也满足它，已做数值检验",
     ),
-    "ropend-exp-goal": Words(
-        "matrix exponentials and a transpose, which the parser does not read; it holds because mA and nA commute, and is "
-        "checked numerically for a random skew-symmetric A with d = 6 (rope_lib.teach.skew)",
-        "含矩阵指数和转置，解析器读不了；它成立是因为 mA 与 nA 可交换，已对 d = 6 的随机反对称矩阵 A 做了数值检验（rope_lib.teach.skew）",
+    "ropend-canonical": _unchecked(
+        PROVED_IN_TEXT,
+        "the real block form of a skew-symmetric matrix, for general d (with ⋱), proved in the three steps above it; "
+        "sympy confirms above that the eigenvalues come in pairs ±iθ for d = 3 and d = 4, and "
+        "rope_lib.teach.skew.canonical_form computes P and the θ_i for a random A with d = 6",
+        "反对称矩阵的实分块形式，一般 d（含 ⋱），由它上面的三步证明；上面由 sympy 确认 d = 3 和 d = 4 时特征值成对出现，"
+        "为 ±iθ；rope_lib.teach.skew.canonical_form 对 d = 6 的随机 A 算出 P 和各 θ_i",
     ),
-    "ropend-canonical": Words(
-        "the real canonical form of a skew-symmetric matrix, a theorem of linear algebra, for general d (with ⋱); "
-        "computed numerically by rope_lib.teach.skew.canonical_form for a random A with d = 6",
-        "反对称矩阵的实标准形，线性代数中的定理，一般 d（含 ⋱）；已由 rope_lib.teach.skew.canonical_form 对 d = 6 的随机 A 做了数值计算",
+    "ropend-f": _unchecked(DEFINITION, "RoPE's query and key (RoFormer eq. 14)", "RoPE 的查询和键（RoFormer 式 14）"),
+    "ropend-matrix": _unchecked(
+        DEFINITION,
+        "the rotary matrix, for general d (with ⋱); its d = 4 instance is written out in {eq}`ropend-elementwise-4`",
+        "一般 d 下的旋转矩阵（含 ⋱）；d = 4 的情形在式 {eq}`ropend-elementwise-4` 中写出",
     ),
-    "ropend-f": Words("the definition of RoPE's query and key (RoFormer eq. 14)", "RoPE 查询和键的定义（RoFormer 公式 14）"),
-    "ropend-matrix": Words(
-        "the definition of the rotary matrix, for general d (with ⋱); its d = 4 instance is written out in eq. ropend-elementwise-4",
-        "一般 d 下旋转矩阵的定义（含 ⋱）；d = 4 的情形在公式 ropend-elementwise-4 中写出",
+    "ropend-theta": _unchecked(
+        DEFINITION, "the frequencies (RoFormer eq. 15, counted from 0)", "各频率（RoFormer 式 15，改为从 0 编号）"
     ),
-    "ropend-theta": Words("the definition of the frequencies (RoFormer eq. 15, re-indexed from 0)", "频率的定义（RoFormer 公式 15，改为从 0 编号）"),
-    "ropend-relative": Words(
-        "general d, with transposes of matrix products, which the parser does not read: beyond (AB)^⊤ = B^⊤A^⊤ its one "
-        "step is the goal, eq. ropend-goal, which the rotary matrix meets by eq. ropend-exp-goal; the whole equation is "
+    "ropend-relative": _unchecked(
+        PROVED_IN_TEXT,
+        "the sentence before it: (AB)ᵀ = BᵀAᵀ, then the goal, {eq}`ropend-goal`, which the rotary matrix meets by "
+        "{eq}`ropend-exp-goal`; sympy confirms the goal for the rotary matrix with d = 4 above, and the whole equation is "
         "checked numerically for d = 64",
-        "一般 d，含矩阵乘积的转置，解析器读不了：它在 (AB)^⊤ = B^⊤A^⊤ 之外唯一的一步就是目标公式 ropend-goal，旋转矩阵由公式 "
-        "ropend-exp-goal 满足它；整个公式在 d = 64 下做了数值检验",
+        "它前面的那句话：(AB)ᵀ = BᵀAᵀ，再用目标 {eq}`ropend-goal`，旋转矩阵由 {eq}`ropend-exp-goal` 满足它；上面由 sympy 确认 "
+        "d = 4 的旋转矩阵满足目标，整个式子在 d = 64 下做了数值检验",
     ),
-    "ropend-elementwise": Words(
-        "general d, with ⋮ and the elementwise product ⊗: checked for d = 4 as eq. ropend-elementwise-4, "
-        "and numerically for d = 128 against the matrix form",
-        "一般 d，含 ⋮ 和逐元素乘积 ⊗：d = 4 的情形即公式 ropend-elementwise-4，已检验；d = 128 下与矩阵形式做了数值对照",
+    "ropend-elementwise": _unchecked(
+        PROVED_IN_TEXT,
+        "each pair only mixes with itself, for general d (with ⋮); proved step by step in the exercise on the elementwise form; its d = 4 "
+        "case is {eq}`ropend-elementwise-4`, checked, and it is checked numerically for d = 128 against the matrix form",
+        "每一对只和自己混合，一般 d（含 ⋮）；关于逐元素形式的那道练习逐步证明了它，d = 4 的情形即式 {eq}`ropend-elementwise-4`，已检验；"
+        "d = 128 下与矩阵形式做了数值对照",
     ),
-    "ropend-sum": Words(
-        "a real part Re[·], which sympy's LaTeX parser does not read: it is the 2D result of chapter "
-        "“RoPE in two dimensions” pair by pair, checked numerically for d = 128",
-        "含实部 Re[·]，sympy 的 LaTeX 解析器读不了：它就是“二维情形下的 RoPE”一章的结果逐对相加，已在 d = 128 下做了数值检验",
+    "ropend-sum": _unchecked(
+        PROVED_IN_TEXT,
+        "the 2D result of chapter “RoPE in two dimensions”, pair by pair, with a real part Re[·] the parser does not "
+        "read; checked numerically for d = 128",
+        "“二维的 RoPE”一章的结果逐对相加，含解析器读不了的实部 Re[·]；已在 d = 128 下做了数值检验",
     ),
-    "ropend-bound": Words("an inequality (the triangle inequality applied to eq. ropend-abel); checked numerically at 601 distances", "一个不等式（对公式 ropend-abel 用三角不等式）；在 601 个距离上做了数值检验"),
+    "ropend-bound": _unchecked(
+        PROVED_IN_TEXT,
+        "an inequality, the triangle inequality applied to {eq}`ropend-abel`; checked numerically at 601 distances",
+        "一个不等式，对式 {eq}`ropend-abel` 用三角不等式；在 601 个距离上做了数值检验",
+    ),
 }
-"""The displayed equations that define, bound, or are stated for general d, and why each is not parsed."""
+"""The displayed equations sympy does not check as displayed, each with the kind of line it is and why."""
 
 
-def _generator_4() -> sp.Matrix:
-    """A = diag(θ_0 J, θ_1 J): the skew-symmetric generator of R^4_{Θ,m} (eq. ropend-canonical with P = I, d = 4)."""
-    return sp.diag(*[THETAS[i] * QUARTER_TURN for i in range(D_MATRICES // 2)])
+T = sp.Symbol("t", real=True)  # a position, for the exponential computed once and evaluated at m, n, n − m
+
+
+@functools.lru_cache(maxsize=None)
+def _exp_generator_4() -> sp.ImmutableMatrix:
+    """exp(t·A) for A = diag(θ_0 J, θ_1 J), by sympy's matrix exponential, computed once (it takes seconds)."""
+    return sp.ImmutableMatrix((T * _generator_4()).exp())
+
+
+def _exp_4(position) -> sp.Matrix:
+    """exp(position·A) for the 4×4 block generator."""
+    return sp.Matrix(_exp_generator_4().subs(T, position))
 
 
 def _goal_by_exponentials() -> Check:
-    a = _generator_4()
     return Check(
-        (M * a).exp().T * (N * a).exp(),
-        ((N - M) * a).exp(),
+        _exp_4(M).T * _exp_4(N),
+        _exp_4(N - M),
         _rotary(N - M),
         rule=Words(
-            "d = 4, A = diag(θ_0 J, θ_1 J): sympy's matrix exponentials, exp(mA)ᵀ exp(nA) = exp((n − m)A) (eq. ropend-exp-goal), which is R⁴_(Θ,n−m)",
-            "d = 4，A = diag(θ_0 J, θ_1 J)：用 sympy 的矩阵指数，exp(mA)ᵀ exp(nA) = exp((n − m)A)（公式 ropend-exp-goal），它就是 R⁴_(Θ,n−m)",
+            "d = 4, A = diag(θ_0 J, θ_1 J): sympy's matrix exponentials, exp(mA)ᵀ exp(nA) = exp((n − m)A), the goal met by exponentials at d = 4, which is R⁴_(Θ,n−m)",
+            "d = 4，A = diag(θ_0 J, θ_1 J)：用 sympy 的矩阵指数，exp(mA)ᵀ exp(nA) = exp((n − m)A)，即 d = 4 时指数满足目标，它就是 R⁴_(Θ,n−m)",
         ),
     )
 
 
 def _exponential_is_rotary() -> Check:
     return Check(
-        (M * _generator_4()).exp(),
+        _exp_4(M),
         _rotary(M),
         rule=Words(
             "d = 4: the exponential of the block generator diag(θ_0 J, θ_1 J), taken block by block, is the rotary matrix R⁴_(Θ,m)",
@@ -191,14 +254,59 @@ def _goal_for_rotary() -> Check:
         _rotary(M).T * _rotary(N),
         _rotary(N - M),
         rule=Words(
-            "d = 4, symbolic θ_0, θ_1: the rotary matrix meets the goal, eq. ropend-goal; each transposed block is R(−mθ_i), and the angles add",
-            "d = 4，θ_0、θ_1 取符号：旋转矩阵满足目标公式 ropend-goal；每个转置后的块是 R(−mθ_i)，角度相加",
+            "d = 4, symbolic θ_0, θ_1: the rotary matrix meets the goal R_mᵀ R_n = R_(n − m); each transposed block is R(−mθ_i), and the angles add",
+            "d = 4，θ_0、θ_1 取符号：旋转矩阵满足目标 R_mᵀ R_n = R_(n − m)；每个转置后的块是 R(−mθ_i)，角度相加",
+        ),
+    )
+
+
+LAMBDA = sp.Symbol("lambda")  # an eigenvalue
+ENTRIES = sp.symbols("a b c d e f", real=True)  # the entries of a skew-symmetric matrix above its diagonal
+
+
+def _skew(size: int) -> sp.Matrix:
+    """The general size×size real skew-symmetric matrix, its entries above the diagonal the symbols a, b, c, …"""
+    a = sp.zeros(size, size)
+    entries = iter(ENTRIES)
+    for i in range(size):
+        for j in range(i + 1, size):
+            a[i, j] = next(entries)
+            a[j, i] = -a[i, j]
+    return a
+
+
+def _eigenvalues_3() -> Check:
+    a, b, c = ENTRIES[:3]
+    return Check(
+        sp.Determinant(LAMBDA * sp.eye(3) - _skew(3)),
+        LAMBDA * (LAMBDA**2 + a**2 + b**2 + c**2),
+        rule=Words(
+            "d = 3, every entry symbolic: the characteristic polynomial is λ(λ² + a² + b² + c²), so the eigenvalues are 0 "
+            "and the pair ±iθ with θ² = a² + b² + c²: imaginary, as step 1 says",
+            "d = 3，每个元素都取符号：特征多项式为 λ(λ² + a² + b² + c²)，所以特征值是 0 和一对 ±iθ，其中 θ² = a² + b² + c²："
+            "是纯虚数，与第 1 步所说一致",
+        ),
+    )
+
+
+def _eigenvalues_4() -> Check:
+    a, b, c, d, e, f = ENTRIES
+    return Check(
+        sp.Determinant(LAMBDA * sp.eye(4) - _skew(4)),
+        LAMBDA**4 + (a**2 + b**2 + c**2 + d**2 + e**2 + f**2) * LAMBDA**2 + (a * f - b * e + c * d) ** 2,
+        rule=Words(
+            "d = 4, every entry symbolic: the characteristic polynomial has only even powers of λ, so its roots come "
+            "in pairs ±λ, and by step 1 they are imaginary: ±iθ_0 and ±iθ_1, two planes, two blocks",
+            "d = 4，每个元素都取符号：特征多项式只含 λ 的偶次幂，所以它的根成对出现，为 ±λ；由第 1 步它们是纯虚数："
+            "±iθ_0 和 ±iθ_1，两个平面，两个分块",
         ),
     )
 
 
 CONFIRMATIONS = {
     "the goal by exponentials, d = 4": _goal_by_exponentials,
+    "the eigenvalues of a skew-symmetric matrix, d = 3": _eigenvalues_3,
+    "the eigenvalues come in pairs, d = 4": _eigenvalues_4,
     "exp(mA) is the rotary matrix, d = 4": _exponential_is_rotary,
     "the rotary matrix meets the goal, d = 4": _goal_for_rotary,
 }

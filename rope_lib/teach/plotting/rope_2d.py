@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ...rotation import rotation_matrix_2d, score_grid
 from ..language import require_language, text
@@ -70,6 +71,8 @@ def plot_rope_2d(m: int, n: int, theta: float, shift: int = 0, *, q=DEFAULT_Q, k
     heat.plot(pn, pm, marker="o", markersize=10, markerfacecolor="none", markeredgecolor="white", markeredgewidth=2)
     heat.set_xlim(-0.5, positions - 0.5)
     heat.set_ylim(positions - 0.5, -0.5)
+    heat.xaxis.set_major_locator(MaxNLocator(integer=True))  # positions are whole numbers
+    heat.yaxis.set_major_locator(MaxNLocator(integer=True))
     heat.set_xlabel(text(lang, en="key position n + s", zh="键位置 n + s"))
     heat.set_ylabel(text(lang, en="query position m + s", zh="查询位置 m + s"))
     heat.set_title(text(lang, en=f"score for every pair, θ = {theta:g}", zh=f"每对位置的得分，θ = {theta:g}"), fontsize=10)

@@ -1,4 +1,4 @@
-"""The centrepiece of chapter "RoPE in two dimensions": move m, n, θ, or both positions at once."""
+"""The centrepiece of chapter "RoPE in two dimensions": move the query's position, or both positions at once."""
 
 from __future__ import annotations
 
@@ -6,22 +6,30 @@ from ..language import require_language, text
 from ..plotting.rope_2d import plot_rope_2d
 from . import Control, InteractiveFigure
 
+QUERY_POSITIONS = tuple(range(8))
+"""The query positions m the first slider offers."""
+SHIFTS = tuple(range(8))
+"""The shifts s the second slider offers: both tokens move by s."""
+KEY_POSITION = 1
+"""The key's position n, fixed: moving m alone already changes m − n."""
+THETA = 0.35
+"""The angle per position θ (radians), fixed, so that 8 × 8 frames show every m − n and every shift."""
+GRID_POSITIONS = max(QUERY_POSITIONS) + max(SHIFTS) + 1
+"""The heatmap's side: room for the query at m + s with the largest m and s."""
+
 
 def rope_2d_widget(*, lang: str = "en") -> InteractiveFigure:
-    """4 × 4 × 2 × 3 = 96 frames: q at m + s, k at n + s; the score changes with m − n and θ, never with s."""
+    """8 × 8 = 64 frames: q at m + s, k at n + s (n = 1, θ = 0.35); the score changes with m − n, never with s."""
     require_language(lang)
 
-    def draw(**values):
-        return plot_rope_2d(**values, lang=lang)
+    def draw(m, shift):
+        return plot_rope_2d(m, KEY_POSITION, THETA, shift, positions=GRID_POSITIONS, lang=lang)
 
     return InteractiveFigure(
         draw=draw,
         controls=(
-            Control("m", text(lang, en="query position m", zh="查询位置 m"), (0, 1, 2, 3), 3),
-            Control("n", text(lang, en="key position n", zh="键位置 n"), (0, 1, 2, 3), 1),
-            Control("theta", text(lang, en="angle per position θ (rad)", zh="每个位置转过的角度 θ（弧度）"), (0.35, 0.9), 0.35,
-                    fmt=lambda t: f"{t:g}"),
-            Control("shift", text(lang, en="shift both by s", zh="两者同时平移 s"), (0, 2, 4), 0),
+            Control("m", text(lang, en="query position m", zh="查询位置 m"), QUERY_POSITIONS, 3),
+            Control("shift", text(lang, en="shift both by s", zh="两者同时平移 s"), SHIFTS, 0),
         ),
         lang=lang,
     )
