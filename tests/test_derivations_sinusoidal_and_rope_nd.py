@@ -158,6 +158,26 @@ def test_the_sinusoidal_pair_turns_clockwise_and_rope_counter_clockwise():
     assert np.allclose(block, rope_lib.rotation_matrix_2d(w)) and np.isclose(turn(x, block @ x), w)
 
 
+UNCHECKED_KINDS = {"a definition": "定义", "the goal": "目标", "a statement whose proof is the text": "由正文证明的命题"}
+"""What an unchecked line of a deriving chapter may be, as its reason begins, in English and Chinese (issue 36)."""
+
+
+@pytest.mark.parametrize("book", ["book", "book/zh"])
+def test_the_sinusoidal_report_says_what_kind_each_unchecked_line_is(book):
+    """sin-additive and sin-encoding are definitions, and the page's report, in either edition, says so first."""
+    lang = "zh" if book == "book/zh" else "en"
+    for why in sinusoidal_encoding.UNCHECKED.values():
+        assert why.en.startswith(tuple(f"{kind}: " for kind in UNCHECKED_KINDS)), why.en
+        assert why.zh.startswith(tuple(f"{kind}：" for kind in UNCHECKED_KINDS.values())), why.zh
+    assert set(sinusoidal_encoding.UNCHECKED) == {"sin-additive", "sin-encoding"}
+    report = Page(ROOT / book / sinusoidal_encoding.CHAPTER, sinusoidal_encoding.CHECKS,
+                  unchecked=sinusoidal_encoding.UNCHECKED, lang=lang).report()
+    shown = report._repr_markdown_()
+    for label in sinusoidal_encoding.UNCHECKED:
+        kind = "a definition: " if lang == "en" else "定义："
+        assert re.search(rf"{{eq}}`{label}`(: |：){kind}", shown), shown
+
+
 def test_a_wrong_sign_in_the_derived_block_fails_the_page(tmp_path):
     """The d-dimensional derivation is checked as displayed: flip the sign of one sine in eq. ropend-exp-block and
     the page's check fails, as the book build would."""
