@@ -205,3 +205,19 @@ def test_a_chapter_report_fails_on_a_sign_planted_in_a_copy_of_the_chapter(chapt
 def test_a_page_of_a_module_needs_its_chapter_and_checks():
     with pytest.raises(ValueError, match="derivation must be a module of rope_lib.teach.derivations"):
         Page.of(sp)
+
+
+UNCHECKED_KINDS = {"a definition": "定义", "the goal": "目标", "a statement whose proof is the text": "由正文证明的命题"}
+"""What a displayed line of a deriving chapter that sympy does not check may be: its reason says so first."""
+
+
+@pytest.mark.parametrize("chapter", ["complex_numbers", "rotation_matrices", "sinusoidal_encoding", "rope_2d", "rope_nd"])
+def test_every_unchecked_line_of_a_deriving_chapter_says_what_kind_it_is(chapter):
+    """The introduction's claim: every identity a derivation displays is checked as displayed, and every other
+    displayed line is named as a definition, the goal, or a statement whose proof is the text, in both languages."""
+    import importlib
+
+    derivation = importlib.import_module(f"rope_lib.teach.derivations.{chapter}")
+    for label, why in derivation.UNCHECKED.items():
+        assert why.en.startswith(tuple(f"{kind}: " for kind in UNCHECKED_KINDS)), f"{chapter}, {label}: {why.en}"
+        assert why.zh.startswith(tuple(f"{kind}：" for kind in UNCHECKED_KINDS.values())), f"{chapter}, {label}: {why.zh}"
