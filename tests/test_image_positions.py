@@ -14,8 +14,11 @@ from rope_lib.teach.widgets.image_positions import patch_score_widget
 def test_patch_score_widget_stays_small_and_every_control_moves_the_picture():
     widget = patch_score_widget()
     assert math.prod(len(c.values) for c in widget.controls) <= MAX_FRAMES
+    assert [len(c.values) for c in widget.controls] == [8, 8]
     base = widget.figure()
-    assert isinstance(base, BookFigure) and "row 4, column 6" in base.alt_text
+    assert isinstance(base, BookFigure) and "row 3, column 6" in base.alt_text
+    assert "left under axial RoPE, right under frequencies that all point along the diagonal" in base.alt_text
+    assert [ax.get_title() for ax in base.axes[:2]] == ["axial RoPE", "diagonal RoPE"]
     for control in widget.controls:
         other = next(v for v in control.values if v != control.value)
         assert widget.figure(**{control.name: other}).to_png() != base.to_png(), control.name

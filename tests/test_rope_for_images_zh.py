@@ -46,13 +46,12 @@ def test_names_of_rules_and_kinds():
 def test_the_widget_in_chinese():
     widget = patch_score_widget(lang="zh")
     assert widget.lang == "zh" and all(has_chinese(c.label) for c in widget.controls)
-    rule = next(c for c in widget.controls if c.name == "rule")
-    assert [rule.fmt(v) for v in rule.values] == ["轴向", "对角"]
-    fig = widget.figure(rule="diagonal")
+    fig = widget.figure(h=0, w=11)
     assert has_chinese(fig.alt_text) and missing_glyphs(fig) == []
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["轴向 RoPE", "对角 RoPE"]
     english = patch_score_widget()
-    assert [c.label for c in english.controls] == ["query row h", "query column w", "rule"]
-    assert [english.controls[2].fmt(v) for v in english.controls[2].values] == ["axial", "diagonal"]
+    assert [c.label for c in english.controls] == ["query row h", "query column w"]
+    assert missing_glyphs(english.figure()) == [] and not has_chinese(english.figure().alt_text)
 
 
 def test_the_check_speaks_chinese():

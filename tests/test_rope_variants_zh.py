@@ -20,7 +20,7 @@ def test_the_wavelength_figure_in_chinese(variant):
     assert ax.get_legend().get_texts()[0].get_text() == "标准 RoPE"
     assert missing_glyphs(fig) == []
     english = plot_variant_wavelengths(variant, 128, 8192)
-    assert not has_chinese(english.alt_text) and english.axes[0].get_xlabel() == "pair index i (fast → slow)"
+    assert not has_chinese(english.alt_text) and english.axes[0].get_xlabel() == "pair i as a share of the head, 2i/d (fast → slow)"
     assert missing_glyphs(english) == []
 
 

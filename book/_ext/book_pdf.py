@@ -100,21 +100,20 @@ class PrintedBook(SphinxPostTransform):
 
     def links_to_the_guide_as_words(self) -> None:
         """A link from outside the guide into it: the link in the teacher's PDF, its words in the student's."""
-        for page in self.document.findall(addnodes.start_of_file):
-            if is_the_guide(page["docname"]):
+        inside = {id(node) for page in self.document.findall(addnodes.start_of_file) if is_the_guide(page["docname"])
+                  for node in page.findall(nodes.reference)}
+        for reference in list(self.document.findall(nodes.reference)):
+            target = reference.get("refid") or reference.get("refuri") or ""
+            if GUIDE not in target or id(reference) in inside:
                 continue
-            for reference in list(page.findall(nodes.reference)):
-                target = reference.get("refid") or reference.get("refuri") or ""
-                if GUIDE not in target:
+            parent, at = reference.parent, reference.parent.index(reference)
+            words = nodes.inline("", reference.astext())
+            for offset, node in enumerate([nodes.raw("", r"\ifropeteacher{}", format="latex"), reference,
+                                           nodes.raw("", r"\else{}", format="latex"), words,
+                                           nodes.raw("", r"\fi{}", format="latex")]):
+                if node is reference:
                     continue
-                parent, at = reference.parent, reference.parent.index(reference)
-                words = nodes.inline("", reference.astext())
-                for offset, node in enumerate([nodes.raw("", r"\ifropeteacher{}", format="latex"), reference,
-                                               nodes.raw("", r"\else{}", format="latex"), words,
-                                               nodes.raw("", r"\fi{}", format="latex")]):
-                    if node is reference:
-                        continue
-                    parent.insert(at + offset, node)
+                parent.insert(at + offset, node)
 
     def label_the_exercises(self) -> None:
         for page in self.document.findall(addnodes.start_of_file):

@@ -154,9 +154,25 @@ def plot_similarity_vs_distance(
     return fig
 
 
+def context_extension_limits(methods, factors, *, d: int = 128, base: float = DEFAULT_BASE, original_max_len: int = 4096) -> dict:
+    """Fixed vertical limits for every frame of `plot_context_extension` over the given rules and factors: the
+    smallest frequency ratio any of them reaches, and the highest similar-key score (YaRN's attention factor lifts
+    it above 1). Keyword arguments for `plot_context_extension`."""
+    lowest, highest = 1.0, 1.0
+    for method in methods:
+        for factor in factors:
+            freqs, attention = scaled_frequencies(method, factor, d, base, original_max_len)
+            lowest = min(lowest, (freqs / inv_freq(d, base)).min(), 1 / factor)
+            highest = max(highest, attention**2)  # the score at distance 0
+    return {"ratio_limits": (lowest / 1.6, 1.6), "score_limits": (-0.35, highest + 0.15)}
+
+
 def plot_context_extension(method: str = "yarn", factor: float = 4.0, *, d: int = 128, base: float = DEFAULT_BASE, original_max_len: int = 4096,
-                           lang: str = "en") -> Figure:
-    """One rule beside plain RoPE: its frequency ratios (top) and its similar-key score against distance (bottom)."""
+                           ratio_limits=None, score_limits=None, lang: str = "en") -> Figure:
+    """One rule beside plain RoPE: its frequency ratios (top) and its similar-key score against distance (bottom).
+
+    `ratio_limits` and `score_limits` fix the vertical axes of the two panels (`context_extension_limits`), so that
+    the frames of an interactive figure share their axes; by default the top panel fits its rule and factor."""
     require_language(lang)
     theta = inv_freq(d, base)
     freqs, attention = scaled_frequencies(method, factor, d, base, original_max_len)
@@ -184,7 +200,7 @@ def plot_context_extension(method: str = "yarn", factor: float = 4.0, *, d: int 
     top.semilogy(np.arange(d // 2), ratio, markevery=8, markersize=3, label=name, **series_style(1))
     top.axhline(1, color="0.4", linewidth=0.8)
     top.axhline(1 / factor, color="0.4", linestyle=":", linewidth=0.8)
-    top.set_ylim(min(ratio.min(), 1 / factor) / 1.6, 1.6)
+    top.set_ylim(*(ratio_limits if ratio_limits is not None else (min(ratio.min(), 1 / factor) / 1.6, 1.6)))
     top.set_xlabel(text(lang, en="pair index i", zh="维度对序号 i"))
     top.set_ylabel("θ′_i / θ_i")
     top.set_title(text(lang, en=f"{name}, s = {factor:g}", zh=f"{name}，s = {factor:g}"), fontsize=10)
@@ -194,7 +210,7 @@ def plot_context_extension(method: str = "yarn", factor: float = 4.0, *, d: int 
     bottom.axvline(original_max_len, color="0.3", linestyle=":", linewidth=1)
     bottom.axhline(0, color="0.5", linewidth=0.8)
     bottom.set_xlim(1, 16 * original_max_len)
-    bottom.set_ylim(-0.35, 1.6)
+    bottom.set_ylim(*(score_limits if score_limits is not None else (-0.35, 1.6)))
     bottom.set_xlabel(text(lang, en="distance m − n (log scale)", zh="距离 m − n（对数刻度）"))
     bottom.set_ylabel(text(lang, en="similar-key score", zh="相似键得分"))
     bottom.legend(fontsize=7, loc="upper right")

@@ -68,6 +68,44 @@ def plot_patch_scores(h: int, w: int, rule: str = "axial", size: int = 12, d: in
     return fig
 
 
+def plot_patch_scores_by_rule(h: int, w: int, size: int = 12, d: int = 8, base: float = 10.0, *, lang: str = "en") -> Figure:
+    """`plot_patch_scores` for every rule of PATCH_RULES side by side, on one colour scale: the same query patch
+    (h, w) under axial RoPE and under frequencies along the diagonal."""
+    require_language(lang)
+    ones = np.ones(d)
+    grids = {rule: grid_score_map(ones, ones, patch_rule_freqs(rule, d, base), (h, w), size, size) / (ones @ ones) for rule in PATCH_RULES}
+    fig = new_figure(
+        text(
+            lang,
+            en=f"Two heat maps side by side of a {size} by {size} grid of image patches (d = {d}, base {base:g}), left under "
+            f"axial RoPE, right under frequencies that all point along the diagonal. Each cell is the score of the query "
+            f"patch at row {h}, column {w} to the key patch there, for a key equal to the query, scaled so that the query "
+            f"patch scores 1. Under axial RoPE the high scores form a cross along its row and its column, the lowest score "
+            f"being {grids['axial'].min():.2f}; along the diagonal they form a stripe along the anti-diagonal through it, "
+            f"where h + w is the query's, the lowest score being {grids['diagonal'].min():.2f}.",
+            zh=f"并排两幅热力图：{size} × {size} 的图像块网格（d = {d}，底数 {base:g}），左边采用轴向 RoPE，右边采用全部沿对角线"
+            f"方向的频率。每个格子是第 {h} 行、第 {w} 列的查询图像块对该处键图像块的得分，键与查询相同，并做了缩放，"
+            f"使查询图像块自身得分为 1。轴向 RoPE 下高分构成沿它所在的行和列的十字，最低得分为 {grids['axial'].min():.2f}；"
+            f"沿对角线的频率下高分构成穿过它的一条反对角线条带（这些图像块的 h + w 与查询相同），最低得分为 "
+            f"{grids['diagonal'].min():.2f}。",
+        ),
+        figsize=(7.6, 3.7),
+    )
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, (rule, grid) in zip(axes, grids.items()):
+        image = ax.imshow(grid, cmap=DIVERGING_CMAP, vmin=-1, vmax=1, origin="upper")
+        ax.plot(w, h, marker="*", color="black", markersize=12, linestyle="none", label=text(lang, en="query patch", zh="查询图像块"))
+        ax.set_xlabel(text(lang, en="column w", zh="列 w"))
+        ax.set_xticks(range(0, size, 2))
+        ax.set_yticks(range(0, size, 2))
+        ax.set_title(text(lang, en=f"{rule} RoPE", zh=f"{rule_name(rule, lang=lang)} RoPE"), fontsize=10)
+    axes[0].set_ylabel(text(lang, en="row h", zh="行 h"))
+    fig.suptitle(text(lang, en=f"Query at (h, w) = ({h}, {w})", zh=f"查询位于 (h, w) = ({h}, {w})"), fontsize=10)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", fontsize=8, frameon=False)
+    fig.colorbar(image, ax=axes, shrink=0.8, label=text(lang, en="score / q·q", zh="得分 / q·q"))
+    return fig
+
+
 def kind_name(kind: str, *, lang: str = "en") -> str:
     """The name of a segment kind (text, image, video) as a reader sees it."""
     return text(lang, en=kind, zh={"text": "文本", "image": "图像", "video": "视频"}.get(kind, kind))

@@ -15,9 +15,35 @@ from ..language import require_language, text
 from .style import SEQUENTIAL_CMAP, new_figure, series_style
 
 
-def plot_phasor_sum(q, k, relative: int, base: float = DEFAULT_BASE, *, lang: str = "en") -> Figure:
+def phasor_limits(q, k, distances, bases) -> dict:
+    """Fixed axes for every frame of `plot_phasor_sum(q, k, Δ, base)` over the given distances and bases: the square
+    of the complex plane that holds every path, and the running panel out to the largest distance (log scale past
+    1) with room for every score on the way. Keyword arguments for `plot_phasor_sum`."""
+    h = pair_products(q, k)
+    furthest = int(max(distances))
+    paths = np.concatenate([phasor_terms(h, np.asarray(distances), base).ravel() for base in bases])
+    corners = np.concatenate([paths, paths.real + 0j])
+    scores = np.concatenate([rope_sum(h, np.arange(furthest + 1), base).real for base in bases])
+    return {"plane_box": _square_around(corners), "running_box": (furthest, float(scores.min()), float(scores.max()))}
+
+
+def _square_around(points: np.ndarray) -> tuple[float, float, float, float]:
+    """(x₀, x₁, y₀, y₁) of a square with a margin around complex points, for an axes of equal aspect."""
+    low, high = min(points.real.min(), points.imag.min()), max(points.real.max(), points.imag.max())
+    margin = 0.08 * max(high - low, 1e-9)
+    centre = ((points.real.min() + points.real.max()) / 2, (points.imag.min() + points.imag.max()) / 2)
+    half = (max(np.ptp(points.real), np.ptp(points.imag)) / 2) + margin
+    return centre[0] - half, centre[0] + half, centre[1] - half, centre[1] + half
+
+
+def plot_phasor_sum(q, k, relative: int, base: float = DEFAULT_BASE, *, plane_box=None, running_box=None,
+                    lang: str = "en") -> Figure:
     """Left: the d/2 terms h_i e^{iΔθ_i} laid tip to tail, shaded by pair, the resultant Σ and its real part,
-    the score, on the real axis. Right: the score against the distance from 0 up to Δ."""
+    the score, on the real axis. Right: the score against the distance from 0 up to Δ.
+
+    By default each panel fits its own frame. `plane_box` (x₀, x₁, y₀, y₁) fixes the complex plane and `running_box`
+    (largest distance, lowest score, highest score) the running panel, on a distance axis logarithmic past 1, so that
+    the frames of an interactive figure share their axes (`phasor_limits`)."""
     require_language(lang)
     h = pair_products(q, k)
     d = 2 * h.size
@@ -58,13 +84,9 @@ def plot_phasor_sum(q, k, relative: int, base: float = DEFAULT_BASE, *, lang: st
                zorder=4, label=text(lang, en=f"score = Re Σ = {tip.real:.2f}", zh=f"得分 = Re Σ = {tip.real:.2f}"))
     plane.axhline(0, color="0.75", linewidth=0.7, zorder=0)
     plane.axvline(0, color="0.75", linewidth=0.7, zorder=0)
-    corners = np.concatenate([path, [tip.real + 0j]])
-    low, high = min(corners.real.min(), corners.imag.min()), max(corners.real.max(), corners.imag.max())
-    margin = 0.08 * max(high - low, 1e-9)
-    centre = ((corners.real.min() + corners.real.max()) / 2, (corners.imag.min() + corners.imag.max()) / 2)
-    half = (max(np.ptp(corners.real), np.ptp(corners.imag)) / 2) + margin
-    plane.set_xlim(centre[0] - half, centre[0] + half)
-    plane.set_ylim(centre[1] - half, centre[1] + half)
+    x0, x1, y0, y1 = plane_box if plane_box is not None else _square_around(np.concatenate([path, [tip.real + 0j]]))
+    plane.set_xlim(x0, x1)
+    plane.set_ylim(y0, y1)
     plane.set_aspect("equal")
     plane.set_xlabel(text(lang, en="real part", zh="实部"), labelpad=1)
     plane.set_ylabel(text(lang, en="imaginary part", zh="虚部"))
@@ -76,9 +98,17 @@ def plot_phasor_sum(q, k, relative: int, base: float = DEFAULT_BASE, *, lang: st
     running.plot(distance[: int(relative) + 1], scores[: int(relative) + 1], color=line_style["color"], linewidth=1)
     running.plot([relative], [tip.real], linestyle="none", marker=score_style["marker"], color=score_style["color"], markersize=8)
     running.axhline(0, color="0.3", linewidth=0.8)
-    running.set_xlim(-0.03 * distance[-1], 1.03 * distance[-1])
-    running.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
-    running.set_xlabel(text(lang, en="relative distance m − n", zh="相对距离 m − n"))
+    if running_box is None:
+        running.set_xlim(-0.03 * distance[-1], 1.03 * distance[-1])
+        running.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+        running.set_xlabel(text(lang, en="relative distance m − n", zh="相对距离 m − n"))
+    else:
+        furthest, lowest, highest = running_box
+        running.set_xscale("symlog", linthresh=1.0)
+        running.set_xlim(0, 1.3 * furthest)
+        margin = 0.06 * (highest - lowest)
+        running.set_ylim(min(lowest, 0.0) - margin, highest + margin)
+        running.set_xlabel(text(lang, en="relative distance m − n (log scale past 1)", zh="相对距离 m − n（大于 1 处取对数）"))
     running.set_ylabel(text(lang, en="score ⟨R^d_(Θ,m) q, R^d_(Θ,n) k⟩", zh="得分 ⟨R^d_(Θ,m) q, R^d_(Θ,n) k⟩"))
     running.set_title(text(lang, en=f"the score from distance 0 to {relative}", zh=f"从距离 0 到 {relative} 的得分"), fontsize=9)
     running.grid(True, alpha=0.3)

@@ -27,18 +27,28 @@ def t5_table_following(bias_by_distance: np.ndarray, num_buckets: int, max_dista
     return table
 
 
+LOG_DISTANCE_FROM = 8
+"""On a logarithmic distance axis, distances run linearly up to 8 and logarithmically beyond, so that the first
+distances, where the steepest ALiBi heads and T5's one-distance buckets differ, are not crushed against 0."""
+
+
 def plot_relative_biases(head: int = 1, max_distance: int = 256, *, n_heads: int = 8, d: int = 128, base: float = DEFAULT_BASE,
-                         num_buckets: int = 32, t5_max_distance: int = 128, lang: str = "en") -> Figure:
+                         num_buckets: int = 32, t5_max_distance: int = 128, log_distance: bool = False,
+                         lang: str = "en") -> Figure:
     """The bias each scheme adds to the score of a key Δ tokens before the query, Δ = 0 … max_distance, on a
     symmetric log scale: ALiBi's lines (one per head), T5's steps (with a table that follows the chosen ALiBi
-    head), NoPE's zero, RoPE's expected gain for a similar key relative to Δ = 0; the causal mask's −∞ to the left."""
+    head), NoPE's zero, RoPE's expected gain for a similar key relative to Δ = 0; the causal mask's −∞ to the left.
+
+    The axes depend on max_distance alone, not on the head, so the frames of one range share them; `log_distance`
+    draws the distance on a symmetric log scale (linear up to LOG_DISTANCE_FROM), so that a range of thousands still
+    shows T5's first buckets and the steepest ALiBi heads."""
     require_language(lang)
     n_heads = require_positive_int(n_heads, "n_heads")
     head = require_positive_int(head, "head")
     max_distance = require_positive_int(max_distance, "max_distance")
     if head > n_heads:
         raise ValueError(f"head must be one of the heads 1 … {n_heads}, got {head}")
-    future = max(1, max_distance // 12)
+    future = 2 if log_distance else max(1, max_distance // 12)  # keys after the query, to show the causal mask
     keys = np.arange(-future, max_distance + 1)  # Δ = m − n: negative for keys after the query
     query = max_distance  # one query, keys before and after it
     positions = query - keys
@@ -82,24 +92,36 @@ def plot_relative_biases(head: int = 1, max_distance: int = 256, *, n_heads: int
             ax.plot(keys[behind], alibi[h][behind], color="0.75", linewidth=0.8, zorder=1)
     ax.plot([], [], color="0.75", linewidth=0.8, label=text(lang, en="ALiBi, the other heads", zh="ALiBi，其余的头"))
     styles = [series_style(i) for i in range(4)]
-    ax.plot(keys[behind], chosen[behind], markevery=0.1, markersize=4, label=text(lang, en=f"ALiBi head {head}: −{slopes[head - 1]:.4g}·Δ", zh=f"ALiBi 第 {head} 个头：−{slopes[head - 1]:.4g}·Δ"), **styles[0])
-    ax.plot(keys[behind], t5[behind], drawstyle="steps-post", markevery=0.1, markersize=4,
+    if log_distance:  # markers evenly spread along a logarithmic axis
+        marks = {"markevery": sorted(set(np.geomspace(1, max_distance, 10).round().astype(int).tolist()) | {0})}
+    else:
+        marks = {"markevery": 0.1}
+    ax.plot(keys[behind], chosen[behind], **marks, markersize=4, label=text(lang, en=f"ALiBi head {head}: −{slopes[head - 1]:.4g}·Δ", zh=f"ALiBi 第 {head} 个头：−{slopes[head - 1]:.4g}·Δ"), **styles[0])
+    ax.plot(keys[behind], t5[behind], drawstyle="steps-post", **marks, markersize=4,
             label=text(lang, en=f"T5, {num_buckets} buckets (table following head {head})", zh=f"T5，{num_buckets} 个桶（表跟随第 {head} 个头）"), **styles[1])
-    ax.plot(keys[behind], np.zeros(behind.sum()), markevery=0.1, markersize=4, label="NoPE: 0", **styles[2])
-    ax.plot(keys[behind], rope, markevery=0.1, markersize=4, label=text(lang, en="RoPE, similar key: 2σ²(B_Δ − B_0)/√d", zh="RoPE，相似的键：2σ²(B_Δ − B_0)/√d"), **styles[3])
+    ax.plot(keys[behind], np.zeros(behind.sum()), **marks, markersize=4, label="NoPE: 0", **styles[2])
+    ax.plot(keys[behind], rope, **marks, markersize=4, label=text(lang, en="RoPE, similar key: 2σ²(B_Δ − B_0)/√d", zh="RoPE，相似的键：2σ²(B_Δ − B_0)/√d"), **styles[3])
     if t5_flat_from is not None:
         ax.axvline(t5_flat_from, color=styles[1]["color"], linestyle=":", linewidth=1)
-        ax.text(t5_flat_from, 0.3, text(lang, en=f" T5: one bucket from Δ = {t5_flat_from} on", zh=f" T5：从 Δ = {t5_flat_from} 起只有一个桶"), fontsize=7, va="center", color="0.2")
+        ax.text(t5_flat_from, 0.3, text(lang, en=f"T5: one bucket from Δ = {t5_flat_from} on ", zh=f"T5：从 Δ = {t5_flat_from} 起只有一个桶 "),
+                fontsize=7, va="center", ha="right", color="0.2")
     masked = keys[np.isneginf(mask)]
     ax.axvspan(masked.min(), masked.max() + 1, color="0.85", zorder=0)
-    low = 1.6 * min(chosen[-1], rope.min(), -1.0)
+    low = 1.6 * min(alibi[:, behind].min(), rope.min(), -1.0)  # every head's line fits, whichever is chosen
     ax.text(masked.min() + 0.15 * future, -3.0, text(lang, en="future keys: −∞ (causal mask)", zh="未来的键：−∞（因果掩码）"), fontsize=7, rotation=90, va="center")
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_yticks([0.0] + [-step * 10.0**power for power in range(0, 6) for step in (1, 3) if step * 10.0**power <= -low])
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
     ax.set_ylim(low, 0.8)
     ax.set_xlim(keys[0], max_distance)
-    ax.set_xlabel(text(lang, en="distance Δ = m − n from the query back to the key", zh="从查询往回到键的距离 Δ = m − n"))
+    if log_distance:
+        ax.set_xscale("symlog", linthresh=LOG_DISTANCE_FROM)
+        ax.set_xticks([0] + [4**k for k in range(1, 20) if 4**k <= max_distance])
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
+        ax.set_xlabel(text(lang, en=f"distance Δ = m − n from the query back to the key\n(linear to {LOG_DISTANCE_FROM}, logarithmic beyond)",
+                           zh=f"从查询往回到键的距离 Δ = m − n\n（0 到 {LOG_DISTANCE_FROM} 线性，{LOG_DISTANCE_FROM} 以上取对数）"))
+    else:
+        ax.set_xlabel(text(lang, en="distance Δ = m − n from the query back to the key", zh="从查询往回到键的距离 Δ = m − n"))
     ax.set_ylabel(text(lang, en="bias added to the score\n(linear to −1, logarithmic beyond)", zh="加到得分上的偏置\n（0 到 −1 线性，−1 以下取对数）"))
     ax.set_title(text(lang, en=f"What each scheme adds to a score, up to Δ = {max_distance}", zh=f"各方案给得分加了什么（直到 Δ = {max_distance}）"), fontsize=10)
     ax.grid(True, alpha=0.3)

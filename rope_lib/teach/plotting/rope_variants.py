@@ -43,27 +43,54 @@ def variant_frequencies(variant: str, d: int, seq_len: int, *, base: float = DEF
     raise ValueError(f"variant must be one of {tuple(VARIANTS)}, got {variant!r}")
 
 
-def plot_variant_wavelengths(variant: str = "longrope", d: int = 128, seq_len: int = 8192, *, base: float = DEFAULT_BASE, original_max_len: int = 4096,
-                             lang: str = "en") -> Figure:
-    """Wavelength 2π/θ'_i of each pair under one variant beside plain RoPE, with the trained length L and the current
-    length T; pairs with θ' = 0 (p-RoPE's dropped ones) have no wavelength and are marked along the top."""
-    require_language(lang)
-    plain = 2 * np.pi / inv_freq(d, base)
+def _wavelengths(variant: str, d: int, seq_len: int, base: float, original_max_len: int, lang: str = "en"):
+    """(plain RoPE's wavelengths, the variant's with inf where θ' = 0, the words on its factor set)."""
     freqs, note = variant_frequencies(variant, d, seq_len, base=base, original_max_len=original_max_len, lang=lang)
-    name = variant_name(variant, lang=lang)
-    turning = freqs > 0
     lam = np.full(d // 2, np.inf)
-    lam[turning] = 2 * np.pi / freqs[turning]
-    pairs = np.arange(d // 2)
-    top = 10 ** np.ceil(np.log10(max(plain.max(), lam[turning].max(), seq_len) * 4))
+    lam[freqs > 0] = 2 * np.pi / freqs[freqs > 0]
+    return 2 * np.pi / inv_freq(d, base), lam, note
+
+
+def _top(longest: float) -> float:
+    """The top of the wavelength axis: a power of ten at least four times the longest wavelength or length shown."""
+    return float(10 ** np.ceil(np.log10(longest * 4)))
+
+
+def variant_wavelength_top(variants, dims, lengths, *, base: float = DEFAULT_BASE, original_max_len: int = 4096) -> float:
+    """The top of the wavelength axis that holds every frame over the given variants, head sizes and lengths, so that
+    the frames of an interactive figure share their axes (`plot_variant_wavelengths(top=…)`)."""
+    longest = max(lengths)
+    for variant in variants:
+        for d in dims:
+            for seq_len in lengths:
+                plain, lam, _ = _wavelengths(variant, d, seq_len, base, original_max_len)
+                longest = max(longest, plain.max(), lam[np.isfinite(lam)].max())
+    return _top(longest)
+
+
+def plot_variant_wavelengths(variant: str = "longrope", d: int = 128, seq_len: int = 8192, *, base: float = DEFAULT_BASE, original_max_len: int = 4096,
+                             top: float | None = None, lang: str = "en") -> Figure:
+    """Wavelength 2π/θ'_i of each pair under one variant beside plain RoPE, with the trained length L and the current
+    length T; pairs with θ' = 0 (p-RoPE's dropped ones) have no wavelength and are marked along the top.
+
+    The horizontal axis is the pair's place 2i/d, from 0 (the fastest) towards 1, the same for every head size; `top`
+    fixes the top of the wavelength axis (`variant_wavelength_top`), which by default fits this frame."""
+    require_language(lang)
+    plain, lam, note = _wavelengths(variant, d, seq_len, base, original_max_len, lang)
+    name = variant_name(variant, lang=lang)
+    turning = np.isfinite(lam)
+    pairs = 2 * np.arange(d // 2) / d  # 2i/d
+    top = top if top is not None else _top(max(plain.max(), lam[turning].max(), seq_len))
     fig = new_figure(
         text(
             lang,
-            en=f"Line chart of the wavelength of each of the {d // 2} pairs (log scale) for {VARIANTS[variant]} beside plain RoPE, "
+            en=f"Line chart of the wavelength of each of the {d // 2} pairs (log scale) against its place 2i/d in the head, "
+            f"for {VARIANTS[variant]} beside plain RoPE, "
             f"head dimension {d}, trained length L = {original_max_len}, current length T = {seq_len}: {note}. "
             f"{int(turning.sum())} pairs turn, the longest wavelength is {lam[turning].max():,.0f} positions against "
             f"{plain.max():,.0f} for plain RoPE" + (f"; {int((~turning).sum())} pairs never turn." if (~turning).any() else "."),
-            zh=f"折线图，纵轴取对数，画出 {name} 下 {d // 2} 个维度对各自的波长，旁边是标准 RoPE 的波长；"
+            zh=f"折线图，纵轴取对数，横轴为维度对在头中的位置 2i/d，画出 {name} 下 {d // 2} 个维度对各自的波长，"
+            f"旁边是标准 RoPE 的波长；"
             f"头维度 {d}，训练长度 L = {original_max_len}，当前长度 T = {seq_len}：{note}。"
             f"{int(turning.sum())} 个维度对在旋转，最长的波长是 {lam[turning].max():,.0f} 个位置，标准 RoPE 则是 "
             f"{plain.max():,.0f} 个位置" + (f"；{int((~turning).sum())} 个维度对不旋转。" if (~turning).any() else "。"),
@@ -71,18 +98,20 @@ def plot_variant_wavelengths(variant: str = "longrope", d: int = 128, seq_len: i
         figsize=(5.6, 3.4),
     )
     ax = fig.subplots()
-    ax.semilogy(pairs, plain, markevery=8, markersize=3, linewidth=1, label=variant_name("plain", lang=lang), **series_style(0))
+    every = max(1, d // 16)  # 8 markers a line, whatever d
+    ax.semilogy(pairs, plain, markevery=every, markersize=3, linewidth=1, label=variant_name("plain", lang=lang), **series_style(0))
     if variant != "plain":
-        ax.semilogy(pairs[turning], lam[turning], markevery=8, markersize=3, linewidth=1.4, label=name, **series_style(1))
+        ax.semilogy(pairs[turning], lam[turning], markevery=every, markersize=3, linewidth=1.4, label=name, **series_style(1))
     if (~turning).any():
         ax.plot(pairs[~turning], np.full((~turning).sum(), top / 2), linestyle="none", marker="x", color=OKABE_ITO[1],
                 label=text(lang, en="never turns (θ′ = 0)", zh="不旋转（θ′ = 0）"))
     ax.axhline(original_max_len, color="0.3", linestyle=":", linewidth=1)
     ax.text(0, original_max_len * 1.15, f"L = {original_max_len}", fontsize=7)
     ax.axhline(seq_len, color="0.3", linestyle="--", linewidth=1)
-    ax.text(d // 4, seq_len * 1.15, f"T = {seq_len}", fontsize=7)
+    ax.text(0.5, seq_len * 1.15, f"T = {seq_len}", fontsize=7)
     ax.set_ylim(1, top)
-    ax.set_xlabel(text(lang, en="pair index i (fast → slow)", zh="维度对序号 i（快 → 慢）"))
+    ax.set_xlim(-0.03, 1.0)
+    ax.set_xlabel(text(lang, en="pair i as a share of the head, 2i/d (fast → slow)", zh="维度对 i 在头中的位置 2i/d（快 → 慢）"))
     ax.set_ylabel(text(lang, en="wavelength 2π/θ′_i (positions)", zh="波长 2π/θ′_i（位置数）"))
     ax.set_title(text(lang, en=f"{name}, d = {d}, T = {seq_len}: {note}", zh=f"{name}，d = {d}，T = {seq_len}：{note}"), fontsize=9)
     ax.legend(fontsize=7, loc="upper left")
