@@ -242,10 +242,12 @@ def test_the_2d_widget_shows_shift_invariance():
 
 
 def test_the_clock_has_one_hand_per_pair():
-    widget = clock_widget()
+    from rope_lib.teach.plotting.rope_nd import plot_clock
+    from rope_lib.teach.widgets.rope_nd import CLOCK_D
+
     for d in (4, 8, 16):
-        fig = widget.figure(d=d)
-        assert len(fig.axes[0].get_legend().get_texts()) == d // 2
+        assert len(plot_clock(3, d, 10000.0).axes[0].get_legend().get_texts()) == d // 2
+    assert len(clock_widget().figure(position=4).axes[0].get_legend().get_texts()) == CLOCK_D // 2
 
 
 FIGURES = [
