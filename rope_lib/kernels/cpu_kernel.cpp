@@ -64,21 +64,26 @@ constexpr std::int64_t kSerialWork = 1 << 15;  // below this many pairs, threads
 constexpr std::int64_t kRowBuffer = 4096;        // bytes of the per-thread buffer a streamed row is assembled in
 
 template <typename Type>
-inline void rotate_pairs(const typename Type::Stored* src, typename Type::Stored* dst, const typename Type::Math* c,
-                         const typename Type::Math* s, std::int64_t first, std::int64_t last, std::int64_t half,
+inline void rotate_pairs(const typename Type::Stored* src,
+                         typename Type::Stored* dst,
+                         const typename Type::Math* c,
+                         const typename Type::Math* s, std::int64_t first,
+                         std::int64_t last, std::int64_t half,
                          int interleaved) {
     using Math = typename Type::Math;
     if (interleaved) {
 #pragma omp simd
         for (std::int64_t j = first; j < last; ++j) {
-            const Math a = Type::load(src[2 * j]), b = Type::load(src[2 * j + 1]);
+            const Math a = Type::load(src[2 * j]);
+            const Math b = Type::load(src[2 * j + 1]);
             dst[2 * j] = Type::store(a * c[j] - b * s[j]);
             dst[2 * j + 1] = Type::store(b * c[j] + a * s[j]);
         }
     } else {
 #pragma omp simd
         for (std::int64_t j = first; j < last; ++j) {
-            const Math a = Type::load(src[j]), b = Type::load(src[j + half]);
+            const Math a = Type::load(src[j]);
+            const Math b = Type::load(src[j + half]);
             dst[j] = Type::store(a * c[j] - b * s[j]);
             dst[j + half] = Type::store(b * c[j] + a * s[j]);
         }

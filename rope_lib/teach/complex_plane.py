@@ -27,10 +27,12 @@ def complex_to_pair(z) -> np.ndarray:
 
 @checked_by(_validate.exp_partial_sums_arguments)
 def exp_partial_sums(z: complex, n_terms: int) -> np.ndarray:
-    """S_N(z) = Σ_{k=0}^{N} z^k / k! for N = 0 … n_terms − 1, shape (n_terms,) complex.
+    """S_N(z) = Σ_{k=0}^{N} z^k / k! for N = 0 … n_terms − 1,
+    shape (n_terms,) complex.
 
-    With z = ix these partial sums converge to e^{ix} = cos x + i sin x (Euler's
-    formula). Each term is the previous one times z/k, so no factorial overflows.
+    With z = ix these partial sums converge to e^{ix} = cos x + i sin x
+    (Euler's formula). Each term is the previous one times z/k, so no
+    factorial overflows.
     """
     term, total = complex(1.0), complex(0.0)
     sums = np.empty(n_terms, dtype=np.complex128)
