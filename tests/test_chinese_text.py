@@ -347,3 +347,18 @@ def straight_quotes(page: str) -> list[str]:
 def test_chinese_prose_quotes_with_full_width_marks(page):
     found = straight_quotes(page)
     assert not found, "\n".join(found)
+
+
+CLOSED_TOO_LATE = re.compile(r"\*\*[^*\n]*?[。：，；！？]\*\*(?=[^\s*\n])")
+"""Bold that ends on full-width punctuation with text right after it: CommonMark does not close it there (the closing
+`**` follows punctuation and precedes a letter), so the page shows the asterisks. Put the punctuation after the `**`."""
+
+
+@pytest.mark.parametrize("page", chinese_pages())
+def test_bold_closes_before_its_punctuation(page):
+    text = (ROOT / f"{page}.md").read_text()
+    assert not CLOSED_TOO_LATE.findall(text), f"{page}: {CLOSED_TOO_LATE.findall(text)}"
+
+
+def test_a_bold_the_page_would_show_raw_is_caught():
+    assert CLOSED_TOO_LATE.findall("**配对。**反对称矩阵") and not CLOSED_TOO_LATE.findall("**配对**。反对称矩阵")

@@ -91,8 +91,8 @@ def test_the_derivation_says_what_the_goal_gives_and_what_continuity_buys(lang):
                "What continuity buys", r"\det R_1 = +1", "{cite}`horn2013matrix`", "*Step 1: its eigenvalues are imaginary.*",
                "*Step 2: it turns a plane.*", "*Step 3: the planes fill the space.*"],
         "zh": ["单凭目标能得到什么", "**任意**正交矩阵", "镜像也满足目标", "{ref}`rope2d-finding`", "连续性换来了什么",
-               r"\det R_1 = +1", "{cite}`horn2013matrix`", "**第 1 步：它的特征值是纯虚数。**", "**第 2 步：它转动一个平面。**",
-               "**第 3 步：这些平面铺满整个空间。**"],
+               r"\det R_1 = +1", "{cite}`horn2013matrix`", "**第 1 步：它的特征值是纯虚数**。", "**第 2 步：它转动一个平面**。",
+               "**第 3 步：这些平面铺满整个空间**。"],
     }[lang]
     missing = [w for w in words if w not in derivation]
     assert not missing, f"{lang}: the derivation lacks {missing}"
