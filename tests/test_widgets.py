@@ -127,7 +127,8 @@ def test_phasor_widget_offers_distance_and_base_on_fixed_axes():
     q = np.random.default_rng(0).standard_normal(128)
     widget = phasor_widget(q)
     assert [c.name for c in widget.controls] == ["relative", "base"]
-    assert [len(c.values) for c in widget.controls] == [11, 8] and 10000.0 in widget.controls[1].values
+    assert [len(c.values) for c in widget.controls] == [8, 8] and 10000.0 in widget.controls[1].values
+    assert {64, 1024, 16384} <= set(widget.controls[0].values)  # the distances the chapter names
     for values in ({"relative": 0}, {"relative": 1024, "base": 500000.0}):
         fig = widget.figure(**values)
         relative, base = values["relative"], values.get("base", 10000.0)
