@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paths import ROOT, chapters, pages, pdf_name, toc_parts
+from paths import ROOT, chapters, pages, pdf_name, toc_parts, teacher_pdf_name
 
 
 @pytest.mark.slow
@@ -69,11 +69,17 @@ def test_the_site_offers_the_pdf_only_when_one_was_built(tmp_path, build_book):
 
     (out / "_build" / "latex").mkdir(parents=True)
     (out / "_build" / "latex" / name).write_bytes(b"%PDF-1.5 a stand-in")
+    alone = build_book(book, out)  # the student's PDF without the teacher's: the pair is not there yet
+    assert alone.returncode == 0, alone.stdout[-4000:] + alone.stderr[-4000:]
+    assert "download-book-pdf-button" not in (html / "page.html").read_text()
+    (out / "_build" / "latex" / teacher_pdf_name()).write_bytes(b"%PDF-1.5 the teacher's stand-in")
     with_pdf = build_book(book, out)
     assert with_pdf.returncode == 0, with_pdf.stdout[-4000:] + with_pdf.stderr[-4000:]
     page = (html / "page.html").read_text()
     assert PDF_LINK.format(name=name) in page and "download-book-pdf-button" in page
+    assert "download-teacher-pdf-button" in page and teacher_pdf_name() in page
     assert (html / name).read_bytes() == b"%PDF-1.5 a stand-in"
+    assert (html / teacher_pdf_name()).read_bytes() == b"%PDF-1.5 the teacher's stand-in"
     executed = json.loads((out / "_build" / "jupyter_execute" / "page.ipynb").read_text())
     outputs = [["".join(output.get("text", "")) for output in cell["outputs"]] for cell in executed["cells"] if cell["cell_type"] == "code"]
     assert outputs == [["1\n"]], \

@@ -27,7 +27,7 @@ ZH_ONLY = {"glossary"}
 CONFIG_DIFFERENCES = {
     "title", "author", "exclude_patterns", "bibtex_bibfiles", "latex.latex_documents.targetname",
     "sphinx.local_extensions.book_site", "sphinx.local_extensions.slides", "sphinx.local_extensions.student_notebooks",
-    "sphinx.local_extensions.book_pdf", "sphinx.local_extensions.chinese_interface", "sphinx.config.language", "sphinx.config.rope_other_edition",
+    "sphinx.local_extensions.book_pdf", "sphinx.local_extensions.chinese_interface", "sphinx.local_extensions.listings", "sphinx.config.language", "sphinx.config.rope_other_edition",
     "sphinx.config.html_static_path", "sphinx.config.html_favicon", "sphinx.config.latex_elements.fontpkg",
     "sphinx.config.latex_elements.preamble", "repository.path_to_book", "sphinx.config.proof_title_format",
 }

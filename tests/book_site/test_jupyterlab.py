@@ -308,7 +308,7 @@ def test_the_student_edition_renders_as_the_site(lab, path):
 
 
 def test_a_check_answers_not_yet_with_a_hint_in_jupyterlab(lab):
-    """The first code cell (the chapter's imports, LANG), then a wrong answer typed into the "your turn" cell, then the
+    """The first code cell (the chapter's imports) and the folded one after it (LANG), then a wrong answer typed into the "your turn" cell, then the
     check cell, each run with Shift+Enter as a student runs them: the check prints NOT YET and a hint."""
     path = ROOT / "book" / "complex_numbers.student.ipynb"
     notebook = nbformat.read(path, as_version=4)
@@ -329,6 +329,7 @@ def test_a_check_answers_not_yet_with_a_hint_in_jupyterlab(lab):
             page.keyboard.press("Shift+Enter")
 
         run(first_code)
+        page.keyboard.press("Shift+Enter")  # the next cell, the set-up the page hides (LANG), folded: run as it stands
         editor = cells.nth(your_turn).locator(".jp-InputArea-editor .cm-content")
         editor.scroll_into_view_if_needed()
         editor.click()

@@ -227,7 +227,7 @@ def test_hidden_inputs_print_their_outputs_only(text):
     assert not sorted(hidden & text_lines(text))
 
 
-HIDDEN_EXAMPLE = "theta, m, n = 0.35, 3, 1"
+HIDDEN_EXAMPLE = "assert np.allclose(shifted, closed_form, atol=1e-12)"
 """A line of a hide-input cell of "RoPE in two dimensions", and of no shown cell."""
 
 

@@ -169,20 +169,26 @@ BUILD_LINES_JS = """(pattern) => {
 """The build lines of the code a reader sees: cells' input shown and listings, outputs and folded cells left out."""
 
 
-def measure_as_seen(page, visit: Visit, width: int) -> None:
-    """At `width` px: the code a reader sees (its build lines and cut lines), then every equation with every dropdown
-    open (whole at the reader's widths, scrolling visibly on a phone)."""
-    page.set_viewport_size({"width": width, "height": 900})
-    page.wait_for_timeout(100)
-    if width == READER_WIDTHS[-1]:
-        visit.build_lines = page.evaluate(BUILD_LINES_JS, BUILD_LINE.pattern)
-    if width in READER_WIDTHS:
-        visit.cut_code += [f"{width} px, {line}" for line in page.evaluate(CODE_JS)]
+def measure_as_seen(page, visit: Visit, widths: tuple[int, ...]) -> None:
+    """At each of `widths`: first the code a reader sees with every dropdown closed (its build lines and cut lines, at
+    the reader's widths), then, every dropdown open, every equation (whole at the reader's widths, scrolling visibly
+    on a phone)."""
+    for width in widths:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(100)
+        if width == READER_WIDTHS[-1]:
+            visit.build_lines = page.evaluate(BUILD_LINES_JS, BUILD_LINE.pattern)
+        if width in READER_WIDTHS:
+            visit.cut_code += [f"{width} px, {line}" for line in page.evaluate(CODE_JS)]
     page.evaluate(OPEN_ALL_JS)
-    page.wait_for_timeout(100)
-    count, bad = page.evaluate(EQUATIONS_JS, "whole" if width in READER_WIDTHS else "scroll")
-    visit.display_equations = max(visit.display_equations, count)
-    visit.cut_equations += [f"{width} px, {line}" for line in bad]
+    for width in widths:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(100)
+        page.evaluate("() => window.dispatchEvent(new Event('resize'))")
+        page.wait_for_timeout(100)
+        count, bad = page.evaluate(EQUATIONS_JS, "whole" if width in READER_WIDTHS else "scroll")
+        visit.display_equations = max(visit.display_equations, count)
+        visit.cut_equations += [f"{width} px, {line}" for line in bad]
 
 
 FAVICON_JS = """() => { const link = document.querySelector('link[rel~="icon"]');
@@ -359,13 +365,12 @@ def visits(site, chromium):
             phone.goto(base + name, wait_until="networkidle")
             visit.overflowing = phone.evaluate(OVERFLOW_JS)
             phone.evaluate(MATH_JS)
-            measure_as_seen(phone, visit, PHONE_WIDTH)
+            measure_as_seen(phone, visit, (PHONE_WIDTH,))
             seen = context.new_page()
             seen.route("**/*", route)
             seen.goto(base + name, wait_until="networkidle")
             seen.evaluate(MATH_JS)
-            for width in reversed(READER_WIDTHS):
-                measure_as_seen(seen, visit, width)
+            measure_as_seen(seen, visit, READER_WIDTHS)
             context.close()
         browser.close()
     return results
