@@ -131,6 +131,20 @@ def link_the_other_edition(app, pagename, templatename, context, doctree):
     context["metatags"] = context.get("metatags", "") + f'\n<link rel="alternate" hreflang="{hreflang}" href="{url}">'
 
 
+DECK_TAG = re.compile(r'^\+\+\+ \{"tags": \[[^\]]*"slide"', re.M)
+"""A markdown cell tagged for a slide: a chapter holding one has a deck (book/_ext/slides.py)."""
+
+
+def link_the_deck(app, pagename, templatename, context, doctree):
+    """A chapter with a lecture deck links it at the top of its page, beside the other edition."""
+    source = Path(app.env.doc2path(pagename))
+    if "body" not in context or not source.is_file() or not DECK_TAG.search(source.read_text()):
+        return
+    url = html.escape(context["pathto"](f"_static/slides/{Path(pagename).name}.slides.html", 1), quote=True)
+    words = text(site_language(app), en="Slides for a lecture on this chapter", zh="本章的讲课幻灯片")
+    context["body"] = f'<p class="rope-deck"><a href="{url}">{html.escape(words)}</a></p>\n' + context["body"]
+
+
 GLOSSARY = "glossary.md"
 """The Chinese edition's glossary, beside its pages: a table whose second column holds the Chinese terms."""
 
@@ -237,6 +251,7 @@ def setup(app):
     app.connect("config-inited", wrap_the_title_in_a_landmark)
     app.connect("builder-inited", teach_jieba_the_glossary)
     app.add_post_transform(JoinChineseLines)
+    app.connect("html-page-context", link_the_deck)
     app.connect("html-page-context", link_the_other_edition)
     app.connect("html-page-context", offer_the_notebook, priority=450)
     app.connect("html-page-context", offer_the_student_edition, priority=550)

@@ -3,15 +3,27 @@
 Cells tagged in the chapter sources decide what goes on slides (everything
 untagged is left out):
 
-    slide      starts a new slide              (markdown: `+++ {"tags": ["slide"]}`)
-    subslide   starts a slide below the last one (reveal.js's vertical slides)
+    slide      starts a new slide              (markdown: `+++ {"tags": ["slide", "remove-cell"]}`)
+    on-slide   shows on the current slide with it (a figure's code cell, under its slide's title)
     fragment   appears on the current slide at the next key press
     notes      speaker notes (press "s" in the deck)
     slide-code on a code cell: show its code too; by default a slide shows a code cell's outputs only
 
+A deck is written for a lecture, not pasted from the page: its slide, fragment and
+notes cells are markdown cells of their own, tagged `remove-cell` so that the page
+never shows them, beside the section they present. Their prose is the lecturer's;
+their maths is the page's: a line `{equation}`label`` shows the chapter's (or another
+chapter's) labelled equation, with the number the site gives it, so that a slide
+cannot state an equation the page does not. Figures are the page's own code cells,
+tagged `on-slide` or `fragment`.
+
+Slides follow one another left to right (no vertical stacks), so that the right-arrow
+key, the space bar and a clicker all reach every slide in order.
+
 Tags become nbconvert's `slideshow.slide_type`; the MyST that plain Markdown
 lacks (labels, roles, directive fences) is rewritten into Markdown, with glued
-numbers filled in from the chapter's glue file. Interactive figures keep their
+numbers filled in from the chapter's glue file; a reference or a glued name the
+deck cannot resolve is an error, never a "(?)". Interactive figures keep their
 kernel-free form (the site's script and style are inlined into the deck).
 
 The decks go to `<html>/_static/slides/<chapter>.slides.html`: static files of the
@@ -38,7 +50,7 @@ import copy
 import json
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -52,8 +64,8 @@ TEMPLATES = HERE / "slides_template"
 TEMPLATE_NAME = "rope_reveal"
 STATIC = BOOK / "_static"
 
-SLIDE_TAGS = {"slide": "slide", "subslide": "subslide", "fragment": "fragment", "notes": "notes"}
-"""Cell tag → nbconvert slide_type; a cell with none of these tags is skipped."""
+SLIDE_TAGS = {"slide": "slide", "on-slide": "-", "fragment": "fragment", "notes": "notes"}
+"""Cell tag → nbconvert slide_type ("-": on the current slide); a cell with none of these tags is skipped."""
 SHOW_CODE_TAG = "slide-code"
 
 REVEAL_VERSION = "4.6.0"
@@ -65,6 +77,8 @@ REVEAL_PREFIX = "reveal.js"
 """reveal.js beside the decks, so each deck loads it from `_static/slides/reveal.js/`."""
 MATHJAX_URL = "../mathjax/tex-chtml.js"
 """The site's own MathJax (sphinx-mathjax-offline), seen from `_static/slides/`."""
+SLIDE_SIZE = (1280, 720)
+"""A slide's own size, a projector's 16:9: at 1280×720 reveal.js shows it at scale 1."""
 SITE_FOLDER = Path("_static") / "slides"
 """Where the decks go in the built site."""
 
@@ -102,8 +116,12 @@ CHINESE = Edition(BOOK / "zh", "zh")
 def chapter_notebooks(executed: Path, edition: Edition = ENGLISH) -> list[Path]:
     """The executed chapters (`jupyter_execute/book/*.ipynb`, or `jupyter_execute/*.ipynb` for the Chinese edition)
     whose sources tag at least one cell for slides."""
-    folder = executed / edition.chapters
-    return sorted(p for p in folder.glob("*.ipynb") if any(slide_type(c) != "skip" for c in nbformat.read(p, 4).cells))
+    return sorted(p for p in executed_pages(executed, edition) if any(slide_type(c) != "skip" for c in nbformat.read(p, 4).cells))
+
+
+def executed_pages(executed: Path, edition: Edition = ENGLISH) -> list[Path]:
+    """Every executed page of the edition, tagged for slides or not."""
+    return sorted((executed / edition.chapters).glob("*.ipynb"))
 
 
 def slide_type(cell) -> str:
@@ -119,23 +137,101 @@ _EQUATION_LABEL = re.compile(r"^([ \t]*)\$\$[ \t]*\(([\w-]+)\)[ \t]*$", re.M)
 """The closing `$$ (label)` of a labelled equation, also indented (inside a list item or a directive)."""
 _FENCE = re.compile(r"^(```+|:::+)\{([\w:-]+)\}[ \t]*(.*?)\n(.*?)^\1[ \t]*$", re.M | re.S)
 _OPTION = re.compile(r"^:[\w-]+:.*\n?", re.M)
+_SHOW_EQUATION = re.compile(r"^([ \t]*)\{equation\}`([\w-]+)`[ \t]*$", re.M)
+"""A slide's line `{equation}`label``: the page's labelled equation, shown whole."""
 
 
-def _heading_labels(book: Path) -> dict[str, str]:
-    """'ch-rope-nd' → 'RoPE in d dimensions': every `(label)=` target set above a heading of the book."""
+class UnresolvedReference(ValueError):
+    """A slide names an equation, a section, a page or a glued value the edition does not have."""
+
+
+def _removed(cell) -> bool:
+    return "remove-cell" in cell.get("metadata", {}).get("tags", [])
+
+
+def _page_markdown(notebook) -> list[str]:
+    """The markdown the page shows: slide and notes cells (`remove-cell`) are the deck's, not the page's."""
+    return [c.source for c in notebook.cells if c.cell_type == "markdown" and not _removed(c)]
+
+
+def _heading_labels(pages) -> dict[str, str]:
+    """'ch-rope-nd' → 'RoPE in d dimensions': every `(label)=` target set above a heading of the pages' markdown."""
     labels = {}
-    for page in book.glob("*.md"):
-        for label, title in re.findall(r"^\(([\w-]+)\)=\n#+ (.+)$", page.read_text(), re.M):
+    for source in pages:
+        for label, title in re.findall(r"^\(([\w-]+)\)=\n#+ (.+)$", source, re.M):
             labels[label] = re.sub(r"\$([^$]*)\$", r"\1", title).strip()
     return labels
+
+
+def _page_title(notebook, fallback: str) -> str:
+    return next((re.sub(r"\$([^$]*)\$", r"\1", line[2:]).strip() for source in _page_markdown(notebook)
+                 for line in source.splitlines() if line.startswith("# ")), fallback)
 
 
 def _equation_numbers(notebook, chapter: int | None = None) -> dict[str, int | str]:
     """Sphinx numbers a page's labelled equations 1, 2, … in order, prefixed by the chapter's number
     in a numbered book ("6.1", "6.2", …); the slides tag them the same way."""
-    found = _EQUATION_LABEL.findall("\n".join(c.source for c in notebook.cells if c.cell_type == "markdown"))
+    found = _EQUATION_LABEL.findall("\n".join(_page_markdown(notebook)))
     labels = dict.fromkeys(label for _, label in found)
     return {label: f"{chapter}.{i}" if chapter else i for i, label in enumerate(labels, start=1)}
+
+
+def _labelled_equations(source: str) -> list[tuple[str, str]]:
+    """(label, TeX) of each labelled display equation of `source`: the lines from an opening `$$` to the next
+    `$$ (label)`, unindented; an unlabelled `$$ … $$` in between is skipped."""
+    found, opening = [], None
+    lines = source.splitlines()
+    for i, line in enumerate(lines):
+        closing = _EQUATION_LABEL.match(line)
+        if closing and opening is not None:
+            indent = lines[opening][: len(lines[opening]) - len(lines[opening].lstrip())]
+            body = [row[len(indent):] if row.startswith(indent) else row for row in lines[opening + 1 : i]]
+            found.append((closing.group(2), "\n".join(body)))
+            opening = None
+        elif line.strip() == "$$":
+            opening = None if opening is not None else i
+    return found
+
+
+def _equation_bodies(notebook) -> dict[str, str]:
+    """label → the TeX between the `$$` of the page's labelled display equation, unindented."""
+    return {label: body for source in _page_markdown(notebook) for label, body in _labelled_equations(source)}
+
+
+@dataclass
+class References:
+    """What a deck's references resolve to, over the whole edition: equation label → number and TeX, heading label →
+    title, page name → title."""
+
+    numbers: dict = field(default_factory=dict)
+    bodies: dict = field(default_factory=dict)
+    headings: dict = field(default_factory=dict)
+    pages: dict = field(default_factory=dict)
+
+    @classmethod
+    def of_edition(cls, executed: Path, edition: Edition = ENGLISH) -> "References":
+        refs, numbers = cls(), _chapter_numbers(edition.root)
+        for path in executed_pages(executed, edition):
+            notebook = nbformat.read(path, 4)
+            refs.add(notebook, path.stem, numbers.get(path.stem))
+        return refs
+
+    def add(self, notebook, name: str, chapter: int | None = None) -> None:
+        self.numbers.update(_equation_numbers(notebook, chapter))
+        self.bodies.update(_equation_bodies(notebook))
+        self.headings.update(_heading_labels(_page_markdown(notebook)))
+        self.pages[name] = _page_title(notebook, name)
+
+    def number(self, label: str) -> str:
+        if label not in self.numbers:
+            raise UnresolvedReference(f"no labelled equation {label!r} in this edition")
+        return str(self.numbers[label])
+
+    def equation(self, label: str, indent: str = "") -> str:
+        """The labelled equation as the page displays it, tagged with the site's number."""
+        self.number(label)
+        lines = ["$$", *self.bodies[label].splitlines(), f"\\tag{{{self.number(label)}}}", "$$"]
+        return "\n".join(indent + line for line in lines)
 
 
 def _chapter_numbers(root: Path = ENGLISH.root) -> dict[str, int]:
@@ -163,7 +259,9 @@ def _bib_labels(bib: Path) -> dict[str, str]:
 
 def _glue_text(glue: dict, spec: str) -> str:
     name, _, fmt = spec.partition(":")
-    value = glue.get(name, {}).get("data", {}).get("text/plain", name).strip("'\"")
+    if name not in glue:
+        raise UnresolvedReference(f"no glued value {name!r} in this chapter")
+    value = glue[name].get("data", {}).get("text/plain", name).strip("'\"")
     if not fmt:
         return value
     try:
@@ -172,18 +270,27 @@ def _glue_text(glue: dict, spec: str) -> str:
         return value
 
 
-def _role(match, glue: dict, bib: dict, refs: dict) -> str:
+def _role(match, glue: dict, bib: dict, refs: References) -> str:
     name, text = match.groups()
-    if name == "glue:text" or name == "glue":
+    if name in ("glue:text", "glue"):
         return _glue_text(glue, text)
     if name == "cite":
-        return "(" + "; ".join(bib.get(k.strip(), k.strip()) for k in text.split(",")) + ")"
+        keys = [k.strip() for k in text.split(",")]
+        if missing := [k for k in keys if k not in bib]:
+            raise UnresolvedReference(f"no reference {missing} in references.bib")
+        return "(" + "; ".join(bib[k] for k in keys) + ")"
     if name == "eq":
-        return f"({refs['equations'].get(text, '?')})"
-    explicit = re.match(r"(.*?)\s*<[^>]*>$", text)  # {ref}`words <label>` → words
+        return f"({refs.number(text)})"
     if name in ("code", "literal"):
         return f"`{text}`"
-    return explicit.group(1) if explicit else refs["headings"].get(text, text)
+    explicit = re.match(r"(.*?)\s*<[^>]*>$", text)  # {ref}`words <label>` → words
+    if explicit:
+        return explicit.group(1)
+    if name == "ref" and text in refs.headings:
+        return refs.headings[text]
+    if name == "doc" and Path(text).name in refs.pages:
+        return refs.pages[Path(text).name]
+    raise UnresolvedReference(f"{{{name}}}`{text}`: a deck shows the titles of sections and pages, and equation numbers")
 
 
 CHINESE_TITLES = {"note": "注意", "tip": "提示", "important": "重要", "warning": "警告", "hint": "提示",
@@ -209,15 +316,16 @@ def _directive(match, lang: str = "en") -> str:
     return ""  # figures, literalincludes, exercises…: left to the page
 
 
-def myst_to_markdown(source: str, glue: dict, bib: dict, refs: dict | None = None, lang: str = "en") -> str:
+def myst_to_markdown(source: str, glue: dict, bib: dict, refs: References | None = None, lang: str = "en") -> str:
     """The MyST a slide may hold, as the plain Markdown (and TeX) that nbconvert renders.
 
-    refs: {"equations": label → number on the page, "headings": label → title}; lang: the edition's language.
+    refs: the edition's equations, headings and pages; lang: the edition's language.
     """
     text = source
-    refs = {"equations": {}, "headings": {}, **(refs or {})}
+    refs = refs or References()
     text = _LABEL_LINE.sub("", text)
-    text = _EQUATION_LABEL.sub(lambda m: f"{m.group(1)}\\tag{{{refs['equations'].get(m.group(2), '?')}}}\n{m.group(1)}$$", text)
+    text = _SHOW_EQUATION.sub(lambda m: refs.equation(m.group(2), m.group(1)), text)
+    text = _EQUATION_LABEL.sub(lambda m: f"{m.group(1)}\\tag{{{refs.number(m.group(2))}}}\n{m.group(1)}$$", text)
     text = _FENCE.sub(lambda m: _directive(m, lang), text)
     text = _ROLE.sub(lambda m: _role(m, glue, bib, refs), text)
     if lang == "zh":
@@ -228,18 +336,20 @@ def myst_to_markdown(source: str, glue: dict, bib: dict, refs: dict | None = Non
 # ---- the deck ---------------------------------------------------------------------------------
 
 
-def slide_notebook(notebook, glue: dict, bib: dict, headings: dict | None = None, chapter: int | None = None, lang: str = "en"):
-    """A copy of an executed chapter with slide types set from the tags and MyST made plain;
-    `chapter`, the chapter's number on the site, prefixes its equation numbers; `lang`, the edition's language."""
+def slide_notebook(notebook, glue: dict, bib: dict, refs: References, lang: str = "en", name: str = "the chapter"):
+    """A copy of an executed chapter with slide types set from the tags and MyST made plain; `refs`, the edition's
+    equations, headings and pages; `lang`, the edition's language; `name`, the chapter's, for errors."""
     deck = copy.deepcopy(notebook)
-    refs = {"equations": _equation_numbers(notebook, chapter), "headings": headings or {}}
     for cell in deck.cells:
         kind = slide_type(cell)
         cell.metadata["slideshow"] = {"slide_type": kind}
         if kind == "skip":
             continue
         if cell.cell_type == "markdown":
-            cell.source = myst_to_markdown(cell.source, glue, bib, refs, lang)
+            try:
+                cell.source = myst_to_markdown(cell.source, glue, bib, refs, lang)
+            except UnresolvedReference as error:
+                raise UnresolvedReference(f"{name}: a slide cell beginning {cell.source.strip()[:60]!r}: {error}") from None
         elif cell.cell_type == "code":
             if SHOW_CODE_TAG not in cell.metadata.get("tags", []):
                 cell.metadata["transient"] = {"remove_source": True}
@@ -265,7 +375,7 @@ def _exporter():
 
 def count_slides(html: str) -> int:
     """Slides a presenter steps through: the innermost <section>s (nbconvert wraps each slide in a
-    horizontal <section> holding one vertical <section> per subslide)."""
+    horizontal <section> holding one vertical <section>)."""
     return len(re.findall(r"<section[^>]*>(?!\s*<section)", html))
 
 
@@ -274,11 +384,13 @@ def write_decks(executed: Path, out: Path, reveal: Path | None = None, edition: 
     deck."""
     out.mkdir(parents=True, exist_ok=True)
     bib = _bib_labels(BOOK / "references.bib")
-    headings, numbers = _heading_labels(edition.root / edition.chapters), _chapter_numbers(edition.root)
+    refs = References.of_edition(executed, edition)
     extra = {
         "mathjax_url": MATHJAX_URL,
         "figure_script": (STATIC / "interactive_figures.js").read_text(),
         "figure_style": (STATIC / "interactive_figures.css").read_text(),
+        "width": SLIDE_SIZE[0],
+        "height": SLIDE_SIZE[1],
     }
     exporter, counts = _exporter(), {}
     exporter.language_code = edition.language_code
@@ -286,9 +398,9 @@ def write_decks(executed: Path, out: Path, reveal: Path | None = None, edition: 
         notebook = nbformat.read(path, 4)
         glue_file = path.with_suffix(".glue.json")
         glue = json.loads(glue_file.read_text()) if glue_file.is_file() else {}
-        title = next((line[2:].strip() for c in notebook.cells if c.cell_type == "markdown" for line in c.source.splitlines() if line.startswith("# ")), path.stem)
+        title = refs.pages[path.stem]
         html, _ = exporter.from_notebook_node(
-            slide_notebook(notebook, glue, bib, headings, numbers.get(path.stem), edition.lang),
+            slide_notebook(notebook, glue, bib, refs, edition.lang, path.stem),
             resources={"metadata": {"name": title}, "rope": extra},
         )
         (out / f"{path.stem}.slides.html").write_text(html)

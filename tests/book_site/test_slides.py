@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 import nbformat
 import pytest
 
-from paths import ROOT, chapters, toc_parts
+from paths import ROOT, chapters, chinese_chapters, toc_parts
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import slides  # noqa: E402
@@ -33,19 +33,19 @@ FOREIGN = re.compile(r"""(?:\b(?:src|href|action|data)\s*=\s*["']?|url\(\s*["']?
 
 
 def tagged_slides(chapter: str) -> int:
-    """Slides the chapter's tags ask for: cells tagged slide or subslide."""
+    """Slides the chapter's tags ask for: cells tagged slide."""
     import jupytext
 
     notebook = jupytext.read(ROOT / f"{chapter}.md")
-    return sum(slides.slide_type(cell) in ("slide", "subslide") for cell in notebook.cells)
+    return sum(slides.slide_type(cell) == "slide" for cell in notebook.cells)
 
 
 def slides_of(notebook) -> list[list]:
-    """The notebook's cells grouped by slide: each group starts at a slide- or subslide-tagged cell and runs to the
-    next one (the cells before the first slide belong to none)."""
+    """The notebook's cells grouped by slide: each group starts at a slide-tagged cell and runs to the next one (the
+    cells before the first slide belong to none)."""
     groups = []
     for cell in notebook.cells:
-        if slides.slide_type(cell) in ("slide", "subslide"):
+        if slides.slide_type(cell) == "slide":
             groups.append([cell])
         elif groups:
             groups[-1].append(cell)
@@ -61,11 +61,11 @@ def slides_without_notes(notebook) -> list[str]:
     ]
 
 
-PROOF_FRAGMENT_SLIDES = 3  # the derivation's two steps and the one-line check
-"""The 2D chapter's deck steps through its derivation: at least this many slides reveal a labelled equation of the
-derivation or the proof as a fragment (the finding of the solution, the two tools, the query and key turned, g in
-real terms)."""
-EQUATION_LABEL = re.compile(r"^[ \t]*\$\$[ \t]*\(([\w-]+)\)[ \t]*$", re.M)
+PROOF_FRAGMENT_SLIDES = 3
+"""The derivation's decks step through it: at least this many slides of each reveal an equation of the derivation
+as a fragment, one step a click."""
+SHOWN_EQUATION = re.compile(r"^[ \t]*\{equation\}`([\w-]+)`[ \t]*$", re.M)
+"""A slide's line that shows a labelled equation of the book."""
 
 
 # ---- the tag vocabulary and the MyST → Markdown step, without a build ----
@@ -73,18 +73,27 @@ EQUATION_LABEL = re.compile(r"^[ \t]*\$\$[ \t]*\(([\w-]+)\)[ \t]*$", re.M)
 
 def test_tags_map_to_slide_types_and_untagged_cells_are_skipped():
     cell = lambda *tags: nbformat.v4.new_markdown_cell("x", metadata={"tags": list(tags)})  # noqa: E731
-    assert [slides.slide_type(cell(t)) for t in ("slide", "subslide", "fragment", "notes")] == ["slide", "subslide", "fragment", "notes"]
+    assert [slides.slide_type(cell(t)) for t in ("slide", "on-slide", "fragment", "notes")] == ["slide", "-", "fragment", "notes"]
     assert slides.slide_type(cell()) == "skip" and slides.slide_type(cell("hide-input")) == "skip"
+    assert slides.slide_type(cell("subslide")) == "skip", "no vertical slides: the arrow keys reach every slide in order"
     assert slides.slide_type(cell("hide-input", "slide")) == "slide"
+
+
+def test_no_chapter_stacks_slides_vertically():
+    import jupytext
+
+    for chapter in chapters():
+        tags = {t for cell in jupytext.read(ROOT / f"{chapter}.md").cells for t in cell.metadata.get("tags", [])}
+        assert "subslide" not in tags, f"{chapter}: a subslide is reached only by the down-arrow key"
 
 
 def test_myst_becomes_markdown_a_deck_can_render():
     glue = {"glance_d": {"data": {"text/plain": "128"}}, "gap": {"data": {"text/plain": "3.14159e-13"}}}
     bib = slides._bib_labels(ROOT / "book" / "references.bib")
-    refs = {"equations": {"eq-x": 1}, "headings": {"ch-x": "Title"}}
+    refs = slides.References(numbers={"eq-x": 1}, bodies={"eq-x": "x = 1"}, headings={"ch-x": "Title"}, pages={"page_x": "Page X"})
     text = (
         "(ch-x)=\n# Title\n\nFor $d =$ {glue:text}`glance_d` the gap is {glue:text}`gap:.1e` {cite}`su2021roformer`.\n\n"
-        "$$\nx = 1\n$$ (eq-x)\n\nSee {eq}`eq-x`, {ref}`ch-x` and {ref}`that chapter <ch-x>`.\n\n"
+        "$$\nx = 1\n$$ (eq-x)\n\nSee {eq}`eq-x`, {ref}`ch-x`, {doc}`page_x` and {ref}`that chapter <ch-x>`.\n\n"
         "```{admonition} After this chapter you can\n:class: tip\n- do things\n```\n\n"
         "```{prf:definition} The goal\n:label: def-goal\n\nFind $f$.\n```\n\n"
         "```{literalinclude} ../rope_lib/frequencies.py\n:pyobject: inv_freq\n```\n"
@@ -92,10 +101,20 @@ def test_myst_becomes_markdown_a_deck_can_render():
     out = slides.myst_to_markdown(text, glue, bib, refs)
     assert "(ch-x)=" not in out and "$$ (eq-x)" not in out and "$$\nx = 1\n\\tag{1}\n$$" in out
     assert "For $d =$ 128 the gap is 3.1e-13 (Su et al. 2021)." in out
-    assert "See (1), Title and that chapter." in out
+    assert "See (1), Title, Page X and that chapter." in out
     assert "**After this chapter you can**\n\n- do things" in out
     assert "**Definition: The goal.**\n\nFind $f$." in out
     assert "literalinclude" not in out and ":class:" not in out and ":label:" not in out
+
+
+def test_a_slide_shows_the_pages_equation_and_never_a_question_mark():
+    """`{equation}`label`` shows the labelled equation as the page has it, with the site's number; a reference,
+    citation or glued name the edition lacks stops the build instead of showing "(?)"."""
+    refs = slides.References(numbers={"eq-x": "6.2"}, bodies={"eq-x": "a = b\\\\\n  c = d"})
+    assert slides.myst_to_markdown("Set $n = m$:\n\n{equation}`eq-x`\n", {}, {}, refs) == "Set $n = m$:\n\n$$\na = b\\\\\n  c = d\n\\tag{6.2}\n$$\n"
+    for planted in ("{equation}`eq-y`", "See {eq}`eq-y`.", "{ref}`ex-y`", "{doc}`nowhere`", "{glue:text}`missing`", "{cite}`nobody2099`", "{numref}`fig-x`"):
+        with pytest.raises(slides.UnresolvedReference):
+            slides.myst_to_markdown(planted, {}, {"su2021roformer": "Su et al. 2021"}, refs)
 
 
 def test_equations_are_numbered_as_the_page_numbers_them():
@@ -106,9 +125,16 @@ def test_equations_are_numbered_as_the_page_numbers_them():
     ])
     assert slides._equation_numbers(notebook) == {"first": 1, "second": 2, "indented": 3}
     assert slides._equation_numbers(notebook, 6) == {"first": "6.1", "second": "6.2", "indented": "6.3"}  # per chapter, as the site
-    tagged = slides.myst_to_markdown("1. Item:\n\n   $$\n   e\n   $$ (indented)\n", {}, {}, {"equations": {"indented": "6.3"}})
+    assert slides._equation_bodies(notebook) == {"first": "a", "second": "c", "indented": "e"}
+    assert slides._labelled_equations("$$\nb\n$$\n\n$$\nc \\\\\n  d\n$$ (x)") == [("x", "c \\\\\n  d")]
+    tagged = slides.myst_to_markdown("1. Item:\n\n   $$\n   e\n   $$ (indented)\n", {}, {}, slides.References(numbers={"indented": "6.3"}))
     assert "   $$\n   e\n   \\tag{6.3}\n   $$" in tagged
-    assert slides._heading_labels(ROOT / "book")["ch-rope-nd"] == "RoPE in d dimensions"
+    deck_only = nbformat.v4.new_markdown_cell("$$\nz\n$$ (on-a-slide)", metadata={"tags": ["slide", "remove-cell"]})
+    notebook.cells.insert(0, deck_only)
+    assert "on-a-slide" not in slides._equation_numbers(notebook), "the site numbers only what the page shows"
+    import jupytext
+
+    assert slides._heading_labels(slides._page_markdown(jupytext.read(ROOT / "book" / "rope_nd.md")))["ch-rope-nd"] == "RoPE in d dimensions"
 
 
 def test_chapter_numbers_follow_the_numbered_toc():
@@ -175,25 +201,283 @@ def test_a_slide_without_notes_is_found():
     assert slides_without_notes(planted) == ["## Planted"], "an empty notes cell says nothing"
 
 
-def test_the_2d_deck_steps_through_the_proof():
-    """The derivation and the proof of the 2D chapter are on its slides: every labelled equation of the derivation's
-    steps sits in a cell the deck shows, and at least PROOF_FRAGMENT_SLIDES slides reveal such an equation as a
-    fragment."""
+DERIVATION = {
+    "rope_2d": {"rope2d-goal", "rope2d-conditions", "rope2d-polar-product", "rope2d-radial-growth", "rope2d-angle-linear",
+                "rope2d-assembled-query", "rope2d-solution", "rope2d-step-query-rotation", "rope2d-check"},
+    "rope_nd": {"ropend-goal", "ropend-exp-goal", "ropend-canonical", "ropend-exp-block", "ropend-theta", "ropend-relative",
+                "ropend-elementwise"},
+}
+"""The derivation from two to d dimensions, one lecture: each step's equation, as the pages label it."""
+
+
+@pytest.mark.parametrize("edition", ["book", "book/zh"])
+@pytest.mark.parametrize("name", sorted(DERIVATION))
+def test_the_derivation_decks_step_through_it(edition, name):
+    """Every step of the derivation is on a slide, as the page's own labelled equation (`{equation}`label``), and at
+    least PROOF_FRAGMENT_SLIDES slides reveal a step at a click."""
     import jupytext
 
-    notebook = jupytext.read(ROOT / "book" / "rope_2d.md")
-    shown = [cell for group in slides_of(notebook) for cell in group if slides.slide_type(cell) != "notes" and cell.cell_type == "markdown" and slides.slide_type(cell) != "skip"]
-    on_slides = {label for cell in shown for label in EQUATION_LABEL.findall(cell.source)}
-    everywhere = {label for cell in notebook.cells if cell.cell_type == "markdown" for label in EQUATION_LABEL.findall(cell.source)}
-    steps = {"rope2d-polar-product", "rope2d-radial-growth", "rope2d-assembled-query", "rope2d-step-query-rotation", "rope2d-check"}
-    assert steps <= everywhere and steps <= on_slides, f"derivation steps not on a slide: {sorted(steps - on_slides)}"
-    assert {"rope2d-goal", "rope2d-conditions", "rope2d-angle-linear", "rope2d-solution"} <= on_slides
+    notebook = jupytext.read(ROOT / edition / f"{name}.md")
+    page = set(slides._equation_bodies(notebook))
+    shown = [cell for group in slides_of(notebook) for cell in group if slides.slide_type(cell) in ("slide", "fragment") and cell.cell_type == "markdown"]
+    on_slides = {label for cell in shown for label in SHOWN_EQUATION.findall(cell.source)}
+    assert DERIVATION[name] <= page, f"{edition}/{name}: steps the page does not label: {sorted(DERIVATION[name] - page)}"
+    assert DERIVATION[name] <= on_slides, f"{edition}/{name}: steps not on a slide: {sorted(DERIVATION[name] - on_slides)}"
     stepping = [
         group[0].source.strip().splitlines()[0]
         for group in slides_of(notebook)
-        if any(slides.slide_type(cell) == "fragment" and EQUATION_LABEL.search(cell.source) for cell in group)
+        if any(slides.slide_type(cell) == "fragment" and SHOWN_EQUATION.search(cell.source) for cell in group)
     ]
-    assert len(stepping) >= PROOF_FRAGMENT_SLIDES, f"slides that step through a labelled equation: {stepping}"
+    assert len(stepping) >= PROOF_FRAGMENT_SLIDES, f"{edition}/{name}: slides that step through an equation: {stepping}"
+
+
+def test_deck_cells_stay_off_the_page():
+    """What a deck says is the lecturer's, not the page's: every markdown cell tagged for a slide, a fragment or notes
+    is tagged remove-cell too, so the page (and the student edition) never shows it."""
+    import jupytext
+
+    for chapter in chapters() + chinese_chapters():
+        for cell in jupytext.read(ROOT / f"{chapter}.md").cells:
+            if cell.cell_type == "markdown" and slides.slide_type(cell) != "skip":
+                assert slides._removed(cell), f"{chapter}: a slide cell the page shows: {cell.source.strip()[:60]!r}"
+
+
+GUIDE_SLIDES = {
+    "book": re.compile(r"Deck \*([^*]+)\*, slides? (\d+)(?:–(\d+))?"),
+    "book/zh": re.compile(r"幻灯片《([^》]+)》第 (\d+)(?:–(\d+))? 页"),
+}
+"""How the guide names the slides a lecture uses: "Deck *RoPE in two dimensions*, slides 1–11"; "幻灯片《二维的 RoPE》第 1–11 页"."""
+LECTURE = re.compile(r"^## (?:Lecture \d+|第 \d+ 讲)[:：].*?$(.*?)(?=^## )", re.M | re.S)
+MINUTES = re.compile(r"^\| (\d+)–(\d+) \|(.*)$", re.M)
+LECTURE_MINUTES = 45
+
+
+def deck_titles(edition: str) -> dict[str, str]:
+    """A deck's title (its chapter's) → the chapter, in one edition."""
+    import jupytext
+
+    return {slides._page_title(jupytext.read(ROOT / edition / f"{c.split('/')[-1]}.md"), c): f"{edition}/{c.split('/')[-1]}"
+            for c in chapters()}
+
+
+def guide_lectures(edition: str) -> list[dict]:
+    """Each lecture of the guide: its rows' minutes, and the slides it names, as (chapter, first, last)."""
+    guide = (ROOT / edition / "teachers_guide.md").read_text()
+    titles, lectures = deck_titles(edition), []
+    for body in LECTURE.findall(guide):
+        rows = MINUTES.findall(body)
+        named = [(titles.get(title, title), int(first), int(last or first)) for title, first, last in GUIDE_SLIDES[edition].findall(body)]
+        lectures.append({"minutes": [(int(a), int(b)) for a, b, _ in rows], "slides": named})
+    return lectures
+
+
+@pytest.mark.parametrize("edition", sorted(GUIDE_SLIDES))
+def test_every_lecture_names_slides_that_exist_and_fills_its_minutes(edition):
+    """Each lecture of the guide runs from minute 0 to 45 without gap, and names the slides it uses, which its decks
+    hold."""
+    lectures = guide_lectures(edition)
+    assert len(lectures) >= 6
+    for number, lecture in enumerate(lectures, start=1):
+        minutes = lecture["minutes"]
+        assert minutes and minutes[0][0] == 0 and minutes[-1][1] == LECTURE_MINUTES, f"lecture {number}: {minutes}"
+        assert all(a < b for a, b in minutes) and all(b == c for (_, b), (c, _) in zip(minutes, minutes[1:])), f"lecture {number}: {minutes}"
+        assert lecture["slides"], f"lecture {number} names no slides"
+        for chapter, first, last in lecture["slides"]:
+            assert chapter.startswith(edition), f"lecture {number}: no deck titled {chapter!r}"
+            assert 1 <= first <= last <= tagged_slides(chapter), f"lecture {number}: {chapter} has {tagged_slides(chapter)} slides, not {first}–{last}"
+
+
+@pytest.mark.parametrize("edition", sorted(GUIDE_SLIDES))
+def test_the_derivation_from_two_to_d_dimensions_is_one_lecture(edition):
+    """One lecture presents the whole of both derivation decks, every slide."""
+    def covered(lecture, name):
+        chapter = f"{edition}/{name}"
+        return set().union(*[set(range(a, b + 1)) for c, a, b in lecture["slides"] if c == chapter] or [set()])
+
+    whole = [i for i, lecture in enumerate(guide_lectures(edition), start=1)
+             if all(covered(lecture, name) == set(range(1, tagged_slides(f"{edition}/{name}") + 1)) for name in DERIVATION)]
+    assert whole, f"{edition}: no lecture presents every slide of {sorted(DERIVATION)}"
+
+
+# ---- the decks as a lecturer presents them: headless Chromium at a projector's 1280×720 ----
+
+PROJECTOR = {"width": 1280, "height": 720}
+MOST_WORDS = 60
+"""A slide holds a title, an equation, figure or listing, and a few lines: at most this many words of prose."""
+MEDIAN_WORDS = 35
+"""…and about 30 on a typical slide of a deck."""
+HALF_THE_SLIDE = 0.5
+"""A figure narrower than half the slide has its text a few pixels high at 1280×720…"""
+TALL_FIGURE = 0.6
+"""…unless it is a tall one that takes this share of the slide's height: a square figure under a title fills the
+slide at about 60% of its height and 40% of its width."""
+CHINESE_CHARACTERS_PER_WORD = 1.6
+"""Prose is counted in words: a Chinese slide's characters count as words at this rate."""
+ADVANCE_KEYS = ("ArrowRight", "Space", "PageDown")
+"""What steps a deck forward: the right-arrow key, the space bar, and a clicker (which sends Page Down)."""
+
+SLIDE_JS = r"""() => {
+  const slide = Reveal.getCurrentSlide();
+  const frame = document.querySelector(".reveal .slides").getBoundingClientRect();
+  // MathJax's copy for screen readers (mjx-assistive-mml) is clipped to nothing on screen: not part of what is seen
+  const shown = (e) => !e.closest("aside.notes, mjx-assistive-mml") && e.getClientRects().length > 0;
+  const parts = [...slide.querySelectorAll("*")].filter(shown);
+  let right = 0, bottom = 0, left = 0, top = 0;
+  for (const e of parts) {
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    right = Math.max(right, r.right - frame.right); bottom = Math.max(bottom, r.bottom - frame.bottom);
+    left = Math.max(left, frame.left - r.left); top = Math.max(top, frame.top - r.top);
+  }
+  const prose = slide.cloneNode(true);
+  prose.querySelectorAll("aside.notes, mjx-container, pre, .jp-OutputArea, .jp-OutputArea-output, .rope-interactive, script, style").forEach((e) => e.remove());
+  const words = prose.textContent;
+  const blocks = [...slide.querySelectorAll("p, li, h1, h2, h3, h4, pre, img, svg, table, mjx-container[display='true'], .jp-OutputArea-output")]
+    .filter(shown).filter((e) => !e.closest("mjx-container") || e.matches("mjx-container"));
+  const last = blocks.filter((e) => !blocks.some((o) => o !== e && e.contains(o) && o.matches("img, svg, mjx-container, pre, table"))).pop();
+  const lastText = last && last.matches("p, li, h1, h2, h3, h4") ? last.textContent.trim() : "";
+  const heading = slide.querySelector("h1, h2, h3");
+  const figures = [...slide.querySelectorAll(".jp-OutputArea-output img, img.rope-frame, .jp-OutputArea-output svg")].filter(shown)
+    .map((e) => { const r = e.getBoundingClientRect(); return [r.width / frame.width, r.height / frame.height]; });
+  return {
+    title: heading ? heading.textContent.replace(/¶$/, "").trim() : "(no title)",
+    overflow: Math.round(Math.max(right, bottom, left, top)),
+    text: slide.textContent,
+    prose: words,
+    dangling: /[:：]$/.test(lastText) ? lastText.slice(-80) : "",
+    capitals: [...slide.querySelectorAll("h1, h2, h3, h4")].filter((h) => h.querySelector("mjx-container") && getComputedStyle(h).textTransform === "uppercase").length,
+    figures: figures,
+  };
+}"""
+
+
+def prose_words(text: str) -> int:
+    """Words of prose: Latin words, numbers and identifiers, and Chinese characters at CHINESE_CHARACTERS_PER_WORD."""
+    chinese = len(re.findall(r"[\u4e00-\u9fff]", text))
+    latin = len(re.findall(r"[A-Za-z0-9_][\w'’.-]*", text))
+    return latin + round(chinese / CHINESE_CHARACTERS_PER_WORD)
+
+
+def open_deck(page, url: str) -> int:
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_function("() => window.Reveal && Reveal.isReady() && window.MathJax && MathJax.startup && MathJax.startup.promise")
+    page.evaluate("() => MathJax.startup.promise")
+    return page.evaluate("() => Reveal.getTotalSlides()")
+
+
+def measure_deck(page, url: str) -> dict:
+    """Each slide of the deck at `url` with all its fragments shown, as SLIDE_JS measures it, and the slides each
+    advance key reaches from the first, in the order it reaches them."""
+    total = open_deck(page, url)
+    measured = []
+    for h in range(page.evaluate("() => Reveal.getHorizontalSlides().length")):
+        page.evaluate(f"() => Reveal.slide({h}, 0, 1000)")
+        page.wait_for_timeout(60)
+        slide = page.evaluate(SLIDE_JS)
+        slide["words"] = prose_words(slide.pop("prose"))
+        measured.append(slide)
+    steps = total + page.evaluate("() => document.querySelectorAll('.slides .fragment').length")
+    reached = {}
+    for key in ADVANCE_KEYS:
+        page.evaluate("() => Reveal.slide(0, 0, -1)")
+        seen = [page.evaluate("() => Reveal.getIndices()")]
+        for _ in range(steps):
+            page.keyboard.press(key)
+            seen.append(page.evaluate("() => Reveal.getIndices()"))
+        reached[key] = [(s["h"], s.get("v") or 0) for s in seen]
+    return {"total": total, "slides": measured, "reached": reached}
+
+
+def deck_problems(deck: dict) -> list[str]:
+    """What keeps a deck from being presented as it is, slide by slide (numbered from 1, as the deck numbers them)."""
+    problems = []
+    slides_seen = deck["slides"]
+    if deck["total"] != len(slides_seen):
+        problems.append(f"{deck['total']} slides, {len(slides_seen)} of them reached by left and right")
+    for key, seen in deck["reached"].items():
+        order = list(dict.fromkeys(seen))
+        if [h for h, _ in order] != list(range(len(slides_seen))) or any(v for _, v in order):
+            problems.append(f"{key} steps through {[h + 1 for h, _ in order]} of {len(slides_seen)}")
+    for number, slide in enumerate(slides_seen, start=1):
+        where = f"slide {number} ({slide['title'][:50]})"
+        if slide["overflow"] > 2:
+            problems.append(f"{where}: runs {slide['overflow']} px off the frame")
+        if "(?)" in slide["text"] or "??" in slide["text"]:
+            problems.append(f"{where}: an unresolved reference")
+        if slide["dangling"]:
+            problems.append(f"{where}: ends announcing what it does not show: {slide['dangling']!r}")
+        if slide["capitals"]:
+            problems.append(f"{where}: maths in a title set in capitals")
+        small = [(w, h) for w, h in slide["figures"] if w < HALF_THE_SLIDE and h < TALL_FIGURE]
+        if small:
+            problems.append(f"{where}: a figure {small[0][0]:.0%} of the slide's width and {small[0][1]:.0%} of its height")
+        if slide["words"] > MOST_WORDS:
+            problems.append(f"{where}: {slide['words']} words of prose")
+    words = sorted(s["words"] for s in slides_seen)
+    if words and words[len(words) // 2] > MEDIAN_WORDS:
+        problems.append(f"a median of {words[len(words) // 2]} words a slide")
+    return problems
+
+
+def test_deck_problems_are_found():
+    """Each measurement of a deck can fail: a planted slide of each fault is reported."""
+    fine = {"title": "A slide", "overflow": 0, "text": "A slide (6.1)", "dangling": "", "capitals": 0, "figures": [[0.8, 0.5], [0.4, 0.65]], "words": 20}
+    deck = lambda *slides, reached=None: {"total": len(slides), "slides": list(slides), "reached": reached or {"ArrowRight": [(i, 0) for i in range(len(slides))]}}  # noqa: E731
+    assert deck_problems(deck(fine, fine)) == []
+    planted = {
+        "runs 300 px off": {"overflow": 300}, "unresolved": {"text": "eq. (?)"}, "announcing": {"dangling": "as follows:"},
+        "capitals": {"capitals": 1}, "20% of the slide's width and 30%": {"figures": [[0.2, 0.3]]}, "61 words": {"words": 61},
+    }
+    for found, fault in planted.items():
+        assert any(found in p for p in deck_problems(deck(fine, {**fine, **fault}))), found
+    assert any("steps through [1, 3, 2]" in p for p in deck_problems(deck(fine, fine, fine, reached={"Space": [(0, 0), (2, 0), (1, 1)]})))
+    assert any("median of 50" in p for p in deck_problems(deck(*[{**fine, "words": 50}] * 3)))
+    assert prose_words("Turn each pair by mθ: rotate_pairs") == 6 and prose_words("每一对转过一个角度") == 6
+
+
+@pytest.fixture(scope="module")
+def presented(built_book, serve, chromium):
+    """Every deck of both editions as measure_deck measures it in the built site: {"zh/rope_2d": {...}, ...}."""
+    from playwright.sync_api import sync_playwright
+
+    result, html = built_book
+    if result.returncode != 0:
+        pytest.fail("the book did not build; see test_book_builds_with_zero_warnings")
+    decks = sorted(html.glob("_static/slides/*.slides.html")) + sorted(html.glob("zh/_static/slides/*.slides.html"))
+    measured = {}
+    with serve(html) as origin, sync_playwright() as p:
+        browser = p.chromium.launch(**chromium)
+        page = browser.new_page(viewport=PROJECTOR)
+        for deck in decks:
+            name = deck.relative_to(html).as_posix().replace("_static/slides/", "").replace(".slides.html", "")
+            measured[name] = measure_deck(page, f"http://{origin}/{deck.relative_to(html).as_posix()}")
+        browser.close()
+    return measured
+
+
+@pytest.mark.slow
+def test_every_chapter_page_links_its_deck(built_book):
+    """A lecturer finds the deck on the chapter's page, in both editions, and the link leads to it."""
+    result, html = built_book
+    if result.returncode != 0:
+        pytest.fail("the book did not build; see test_book_builds_with_zero_warnings")
+    for chapter in slide_chapters():
+        name = chapter.split("/")[-1]
+        for page, deck in ((html / f"{chapter}.html", f"../_static/slides/{name}.slides.html"),
+                           (html / "zh" / f"{name}.html", f"_static/slides/{name}.slides.html")):
+            link = re.search(r'<p class="rope-deck"><a href="([^"]+)">', page.read_text())
+            assert link and link.group(1) == deck, f"{page}: no link to its deck {deck}"
+            assert (page.parent / deck).resolve().is_file(), f"{page}: the link to {deck} leads nowhere"
+
+
+@pytest.mark.slow
+def test_every_deck_of_both_editions_is_presentable_at_1280x720(presented):
+    """No slide runs off the frame, leaves a "(?)", ends on a line announcing what it does not show, sets maths in
+    capitals, shows a figure narrower than half the slide or holds more than MOST_WORDS words; the arrow key, the
+    space bar and a clicker reach every slide in order."""
+    assert len([n for n in presented if n.startswith("zh/")]) == len([n for n in presented if not n.startswith("zh/")]) == len(slide_chapters())
+    problems = [f"{name}: {problem}" for name, deck in presented.items() for problem in deck_problems(deck)]
+    assert not problems, "\n".join(problems)
 
 
 # ---- the decks, built from the book the test session built ----
