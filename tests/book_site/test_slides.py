@@ -165,7 +165,7 @@ def test_deck_equation_numbers_are_the_sites(built_book):
 
 
 def test_every_lecture_chapter_tags_its_slides():
-    """Each chapter of the lecture plan asks for a deck of 8 to 20 slides: title, objectives, key equations and figures, summary."""
+    """Each chapter of the lecture plan asks for a deck of 8 to 20 slides."""
     assert len(lecture_chapters()) >= 8 and set(lecture_chapters()) <= set(chapters())
     for chapter in set(lecture_chapters()) | set(slide_chapters()):
         assert tagged_slides(chapter) in SLIDES_PER_DECK, f"{chapter}: {tagged_slides(chapter)} slides tagged"
@@ -240,63 +240,6 @@ def test_deck_cells_stay_off_the_page():
         for cell in jupytext.read(ROOT / f"{chapter}.md").cells:
             if cell.cell_type == "markdown" and slides.slide_type(cell) != "skip":
                 assert slides._removed(cell), f"{chapter}: a slide cell the page shows: {cell.source.strip()[:60]!r}"
-
-
-GUIDE_SLIDES = {
-    "book": re.compile(r"Deck \*([^*]+)\*, slides? (\d+)(?:–(\d+))?"),
-    "book/zh": re.compile(r"幻灯片《([^》]+)》第 (\d+)(?:–(\d+))? 页"),
-}
-"""How the guide names the slides a lecture uses: "Deck *RoPE in two dimensions*, slides 1–11"; "幻灯片《二维的 RoPE》第 1–11 页"."""
-LECTURE = re.compile(r"^## (?:Lecture \d+|第 \d+ 讲)[:：].*?$(.*?)(?=^## )", re.M | re.S)
-MINUTES = re.compile(r"^\| (\d+)–(\d+) \|(.*)$", re.M)
-LECTURE_MINUTES = 45
-
-
-def deck_titles(edition: str) -> dict[str, str]:
-    """A deck's title (its chapter's) → the chapter, in one edition."""
-    import jupytext
-
-    return {slides._page_title(jupytext.read(ROOT / edition / f"{c.split('/')[-1]}.md"), c): f"{edition}/{c.split('/')[-1]}"
-            for c in chapters()}
-
-
-def guide_lectures(edition: str) -> list[dict]:
-    """Each lecture of the guide: its rows' minutes, and the slides it names, as (chapter, first, last)."""
-    guide = (ROOT / edition / "teachers_guide.md").read_text()
-    titles, lectures = deck_titles(edition), []
-    for body in LECTURE.findall(guide):
-        rows = MINUTES.findall(body)
-        named = [(titles.get(title, title), int(first), int(last or first)) for title, first, last in GUIDE_SLIDES[edition].findall(body)]
-        lectures.append({"minutes": [(int(a), int(b)) for a, b, _ in rows], "slides": named})
-    return lectures
-
-
-@pytest.mark.parametrize("edition", sorted(GUIDE_SLIDES))
-def test_every_lecture_names_slides_that_exist_and_fills_its_minutes(edition):
-    """Each lecture of the guide runs from minute 0 to 45 without gap, and names the slides it uses, which its decks
-    hold."""
-    lectures = guide_lectures(edition)
-    assert len(lectures) >= 6
-    for number, lecture in enumerate(lectures, start=1):
-        minutes = lecture["minutes"]
-        assert minutes and minutes[0][0] == 0 and minutes[-1][1] == LECTURE_MINUTES, f"lecture {number}: {minutes}"
-        assert all(a < b for a, b in minutes) and all(b == c for (_, b), (c, _) in zip(minutes, minutes[1:])), f"lecture {number}: {minutes}"
-        assert lecture["slides"], f"lecture {number} names no slides"
-        for chapter, first, last in lecture["slides"]:
-            assert chapter.startswith(edition), f"lecture {number}: no deck titled {chapter!r}"
-            assert 1 <= first <= last <= tagged_slides(chapter), f"lecture {number}: {chapter} has {tagged_slides(chapter)} slides, not {first}–{last}"
-
-
-@pytest.mark.parametrize("edition", sorted(GUIDE_SLIDES))
-def test_the_derivation_from_two_to_d_dimensions_is_one_lecture(edition):
-    """One lecture presents the whole of both derivation decks, every slide."""
-    def covered(lecture, name):
-        chapter = f"{edition}/{name}"
-        return set().union(*[set(range(a, b + 1)) for c, a, b in lecture["slides"] if c == chapter] or [set()])
-
-    whole = [i for i, lecture in enumerate(guide_lectures(edition), start=1)
-             if all(covered(lecture, name) == set(range(1, tagged_slides(f"{edition}/{name}") + 1)) for name in DERIVATION)]
-    assert whole, f"{edition}: no lecture presents every slide of {sorted(DERIVATION)}"
 
 
 # ---- the decks as a lecturer presents them: headless Chromium at a projector's 1280×720 ----

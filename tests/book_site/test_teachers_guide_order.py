@@ -69,6 +69,10 @@ def test_the_decks_follow_the_chapters_in_toc_order(edition):
 
 DECK_NAME = {"en": r"Deck \*([^*]+)\*", "zh": r"幻灯片《([^》]+)》"}
 """How a lecture plan names a deck, in each edition."""
+DECK_SLIDES = {"en": DECK_NAME["en"] + r", slides? (\d+)(?:–(\d+))?", "zh": DECK_NAME["zh"] + r"第 (\d+)(?:–(\d+))? 页"}
+"""…and the slides of it a row uses: "Deck *RoPE in two dimensions*, slides 1–11"; "幻灯片《二维的 RoPE》第 1–11 页"."""
+DERIVATION_DECKS = ("rope_2d", "rope_nd")
+"""The derivation from two to d dimensions: one lecture presents both decks whole."""
 
 
 def chapter_titles(edition: Edition) -> set[str]:
@@ -169,3 +173,50 @@ def test_the_guide_points_to_its_own_editions_student_notebooks(edition):
     folder = "book" if edition.lang == "en" else "book/zh"
     paths = re.findall(r"`(book/(?:zh/)?)<chapter>\.student\.ipynb`", edition.guide)
     assert paths and set(paths) == {f"{folder}/"}
+
+
+def lecture_slides(guide: str, edition: Edition) -> dict[int, list[tuple[str, int, int]]]:
+    """Lecture N → the slides its rows use, as (chapter name, first, last)."""
+    folder = "book" if edition.lang == "en" else "book/zh"
+    titles = {re.sub(r"\$([^$]*)\$", r"\1", re.search(r"^# (.+)$", (ROOT / folder / f"{c.split('/')[-1]}.md").read_text(), re.M).group(1)): c.split("/")[-1]
+              for c in chapters()}
+    sections = {int(m.group(1)): m.group(0) for m in re.finditer(rf"^## {edition.lecture}.*?(?=^## |\Z)", guide, re.M | re.S)}
+    return {number: [(titles.get(re.sub(r"\$([^$]*)\$", r"\1", title), title), int(first), int(last or first))
+                     for title, first, last in re.findall(DECK_SLIDES[edition.lang], body)]
+            for number, body in sections.items()}
+
+
+def deck_length(edition: Edition, name: str) -> int:
+    """The slides of a chapter's deck: its cells tagged slide."""
+    import jupytext
+
+    folder = "book" if edition.lang == "en" else "book/zh"
+    return sum("slide" in cell.metadata.get("tags", []) for cell in jupytext.read(ROOT / folder / f"{name}.md").cells)
+
+
+@EDITIONS
+def test_every_lecture_names_the_slides_it_uses_and_they_exist(edition):
+    lectures = lecture_slides(edition.guide, edition)
+    for number, used in lectures.items():
+        assert used, f"lecture {number} names no slides"
+        for name, first, last in used:
+            assert 1 <= first <= last <= deck_length(edition, name), f"lecture {number}: {name} has {deck_length(edition, name)} slides, not {first}–{last}"
+
+
+@EDITIONS
+def test_the_derivation_from_two_to_d_dimensions_is_one_lecture(edition):
+    def covered(used, name):
+        return set().union(set(), *[set(range(a, b + 1)) for deck, a, b in used if deck == name])
+
+    whole = [number for number, used in lecture_slides(edition.guide, edition).items()
+             if all(covered(used, name) == set(range(1, deck_length(edition, name) + 1)) for name in DERIVATION_DECKS)]
+    assert len(whole) == 1, f"lectures presenting every slide of {DERIVATION_DECKS}: {whole}"
+
+
+@EDITIONS
+def test_slides_a_deck_lacks_are_caught(edition):
+    guide = edition.guide.replace("1–11", "1–99", 1)
+    with pytest.raises(AssertionError):
+        for number, used in lecture_slides(guide, edition).items():
+            for name, first, last in used:
+                assert last <= deck_length(edition, name)
