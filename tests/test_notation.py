@@ -18,6 +18,7 @@ RETIRED = {
     r"\\phi_i": r"an angle function is \varphi_i",
     r"B_\{m,": r"a distance is \Delta: B_{\Delta,\theta}",
     r"e\^\{-?i": r"the imaginary unit is upright: e^{\mathrm{i}…}",
+    r"\\text\{[^}]*\\_": r"MathJax sets \_ inside \text{} with its backslash: a name with an underscore is \mathrm{freqs\_cis}",
 }
 """Each retired form (a regular expression over the mathematics of a page) → what the notation table says instead."""
 
@@ -49,11 +50,12 @@ def test_every_retired_form_is_found_in_a_planted_line():
     planted = {
         r"f_q f_k^{*}": 1, r"q_i\bar k_i": 1, r"R_q(m) R_k(n) = R_g(m-n)": 3, r"\Theta_q(m)": 1, r"\theta_q + m\theta": 1,
         r"\theta_j = \text{base}^{-2j/D}": 1, r"\omega_t": 1, r"(x_{2j}, x_{2j+1})": 2, r"\phi_i(\mathbf{p})": 1, r"B_{m,\theta}": 1, r"e^{im\theta}": 1,
+        r"\text{freqs\_cis}[m]": 1,
     }
     for line, count in planted.items():
         assert len(retired_forms(f"the page says ${line}$ here")) == count, line
         assert len(retired_forms(f"$$\n{line}\n$$ (label)")) == count, line
-    kept = r"R(\alpha) R^d_{\Theta,m} \theta_i \theta \overline{z} \varphi_q(\mathbf{x}_m, m) e^{\mathrm{i}m\theta} B_{\Delta,\theta} \phi(\mathbf{q})"
+    kept = r"\mathrm{freqs\_cis} R(\alpha) R^d_{\Theta,m} \theta_i \theta \overline{z} \varphi_q(\mathbf{x}_m, m) e^{\mathrm{i}m\theta} B_{\Delta,\theta} \phi(\mathbf{q})"
     assert retired_forms(f"${kept}$") == []
     assert retired_forms("Say: multiply the query by e^{imθ}; the real part of u v*.") == []  # plain text, not typeset
 
