@@ -113,15 +113,15 @@ ENGLISH = Edition(BOOK.parent, "en")
 CHINESE = Edition(BOOK / "zh", "zh")
 
 
-def chapter_notebooks(executed: Path, edition: Edition = ENGLISH) -> list[Path]:
-    """The executed chapters (`jupyter_execute/book/*.ipynb`, or `jupyter_execute/*.ipynb` for the Chinese edition)
-    whose sources tag at least one cell for slides."""
-    return sorted(p for p in executed_pages(executed, edition) if any(slide_type(c) != "skip" for c in nbformat.read(p, 4).cells))
+def executed_pages(executed: Path, edition: Edition = ENGLISH) -> dict[Path, object]:
+    """Every executed page of the edition (`jupyter_execute/book/*.ipynb`, or `jupyter_execute/*.ipynb` for the Chinese
+    edition), tagged for slides or not, read once: path → notebook."""
+    return {path: nbformat.read(path, 4) for path in sorted((executed / edition.chapters).glob("*.ipynb"))}
 
 
-def executed_pages(executed: Path, edition: Edition = ENGLISH) -> list[Path]:
-    """Every executed page of the edition, tagged for slides or not."""
-    return sorted((executed / edition.chapters).glob("*.ipynb"))
+def has_deck(notebook) -> bool:
+    """Whether the chapter tags at least one cell for slides."""
+    return any(slide_type(cell) != "skip" for cell in notebook.cells)
 
 
 def slide_type(cell) -> str:
@@ -209,10 +209,10 @@ class References:
     pages: dict = field(default_factory=dict)
 
     @classmethod
-    def of_edition(cls, executed: Path, edition: Edition = ENGLISH) -> "References":
+    def of_edition(cls, pages: dict, edition: Edition = ENGLISH) -> "References":
+        """From every page of the edition (executed_pages)."""
         refs, numbers = cls(), _chapter_numbers(edition.root)
-        for path in executed_pages(executed, edition):
-            notebook = nbformat.read(path, 4)
+        for path, notebook in pages.items():
             refs.add(notebook, path.stem, numbers.get(path.stem))
         return refs
 
@@ -229,8 +229,8 @@ class References:
 
     def equation(self, label: str, indent: str = "") -> str:
         """The labelled equation as the page displays it, tagged with the site's number."""
-        self.number(label)
-        lines = ["$$", *self.bodies[label].splitlines(), f"\\tag{{{self.number(label)}}}", "$$"]
+        number = self.number(label)  # raises for a label the edition lacks
+        lines = ["$$", *self.bodies[label].splitlines(), f"\\tag{{{number}}}", "$$"]
         return "\n".join(indent + line for line in lines)
 
 
@@ -384,7 +384,8 @@ def write_decks(executed: Path, out: Path, reveal: Path | None = None, edition: 
     deck."""
     out.mkdir(parents=True, exist_ok=True)
     bib = _bib_labels(BOOK / "references.bib")
-    refs = References.of_edition(executed, edition)
+    pages = executed_pages(executed, edition)
+    refs = References.of_edition(pages, edition)
     extra = {
         "mathjax_url": MATHJAX_URL,
         "figure_script": (STATIC / "interactive_figures.js").read_text(),
@@ -394,8 +395,9 @@ def write_decks(executed: Path, out: Path, reveal: Path | None = None, edition: 
     }
     exporter, counts = _exporter(), {}
     exporter.language_code = edition.language_code
-    for path in chapter_notebooks(executed, edition):
-        notebook = nbformat.read(path, 4)
+    for path, notebook in pages.items():
+        if not has_deck(notebook):
+            continue
         glue_file = path.with_suffix(".glue.json")
         glue = json.loads(glue_file.read_text()) if glue_file.is_file() else {}
         title = refs.pages[path.stem]

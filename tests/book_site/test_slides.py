@@ -503,10 +503,7 @@ def test_decks_present_offline_in_a_browser(decks, serve, chromium):
                     r.continue_()
 
             page.route("**/*", route)
-            page.goto(f"http://{origin}/_static/slides/{name}.slides.html", wait_until="networkidle")
-            page.wait_for_function("() => window.Reveal && Reveal.isReady() && window.MathJax && MathJax.startup && MathJax.startup.promise")
-            page.evaluate("() => MathJax.startup.promise")
-            total = page.evaluate("() => Reveal.getTotalSlides()")
+            total = open_deck(page, f"http://{origin}/_static/slides/{name}.slides.html")
             fragments = page.evaluate("() => document.querySelectorAll('.slides .fragment').length")
             for _ in range(total + fragments):  # Space shows a slide's next fragment before it moves on
                 page.keyboard.press("Space")

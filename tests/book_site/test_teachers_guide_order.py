@@ -10,6 +10,7 @@ import pytest
 
 from paths import ROOT, chapters
 from rope_lib.teach import exercises
+from test_slides import tagged_slides
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,11 @@ class Edition:
     @property
     def guide(self) -> str:
         return (ROOT / self.path).read_text()
+
+    @property
+    def folder(self) -> str:
+        """Where the edition's chapters are: "book" or "book/zh"."""
+        return self.path.rsplit("/", 1)[0]
 
     def lecture_heading(self, number) -> str:
         return self.lecture.replace(r"(\d+)", str(number))
@@ -75,17 +81,22 @@ DERIVATION_DECKS = ("rope_2d", "rope_nd")
 """The derivation from two to d dimensions: one lecture presents both decks whole."""
 
 
-def chapter_titles(edition: Edition) -> set[str]:
-    """The titles of the edition's chapters, which are their decks' titles (book/_ext/slides.py), math as plain text."""
-    folder = "book" if edition.lang == "en" else "book/zh"
-    return {re.sub(r"\$([^$]*)\$", r"\1", re.search(r"^# (.+)$", (ROOT / folder / f"{chapter.split('/')[-1]}.md").read_text(), re.M).group(1))
-            for chapter in chapters()}
+def chapter_titles(edition: Edition) -> dict[str, str]:
+    """The titles of the edition's chapters, which are their decks' titles (book/_ext/slides.py), math as plain text
+    → the chapter's path without .md ("book/zh/rope_2d")."""
+    paths = [f"{edition.folder}/{chapter.split('/')[-1]}" for chapter in chapters()]
+    return {plain(re.search(r"^# (.+)$", (ROOT / f"{path}.md").read_text(), re.M).group(1)): path for path in paths}
+
+
+def plain(title: str) -> str:
+    """A title with its inline maths as plain text: "RoPE in $d$ dimensions" → "RoPE in d dimensions"."""
+    return re.sub(r"\$([^$]*)\$", r"\1", title)
 
 
 @EDITIONS
 def test_the_lecture_plans_name_each_deck_by_its_title(edition):
-    named = [re.sub(r"\$([^$]*)\$", r"\1", name) for name in re.findall(DECK_NAME[edition.lang], edition.guide)]
-    assert len(named) >= 10 and not set(named) - chapter_titles(edition), set(named) - chapter_titles(edition)
+    named = [plain(name) for name in re.findall(DECK_NAME[edition.lang], edition.guide)]
+    assert len(named) >= 10 and not set(named) - set(chapter_titles(edition)), set(named) - set(chapter_titles(edition))
 
 
 @EDITIONS
@@ -115,10 +126,15 @@ def test_a_guide_out_of_order_is_caught(edition):
     assert deck_rows(swapped, edition) != [(chapter_label(chapter), chapter.split("/")[-1]) for chapter in chapters()]
 
 
+def lecture_sections(guide: str, edition: Edition) -> dict[int, str]:
+    """Lecture N → its section of the guide, heading to the next heading of its level."""
+    return {int(m.group(1)): m.group(0) for m in re.finditer(rf"^## {edition.lecture}.*?(?=^## |\Z)", guide, re.M | re.S)}
+
+
 def lecture_gaps(guide: str, edition: Edition = ENGLISH) -> list[str]:
     """What a lecture of the guide lacks: timings running 0 to 45 minutes without a gap, an exit question, a quiz
     of at least three questions each with its answer, and a row in the homework table."""
-    sections = {int(m.group(1)): m.group(0) for m in re.finditer(rf"^## {edition.lecture}.*?(?=^## |\Z)", guide, re.M | re.S)}
+    sections = lecture_sections(guide, edition)
     homework = guide.split(f"\n## {edition.homework}", 1)[1].split("\n## ", 1)[0]
     set_for = set(re.findall(r"^\| (\d+) \|", homework, re.M))
     gaps = [] if list(sections) == list(range(1, len(sections) + 1)) else [f"lectures numbered {list(sections)}"]
@@ -170,28 +186,16 @@ def test_a_lecture_without_its_exit_question_is_caught(edition):
 
 @EDITIONS
 def test_the_guide_points_to_its_own_editions_student_notebooks(edition):
-    folder = "book" if edition.lang == "en" else "book/zh"
     paths = re.findall(r"`(book/(?:zh/)?)<chapter>\.student\.ipynb`", edition.guide)
-    assert paths and set(paths) == {f"{folder}/"}
+    assert paths and set(paths) == {f"{edition.folder}/"}
 
 
 def lecture_slides(guide: str, edition: Edition) -> dict[int, list[tuple[str, int, int]]]:
-    """Lecture N → the slides its rows use, as (chapter name, first, last)."""
-    folder = "book" if edition.lang == "en" else "book/zh"
-    titles = {re.sub(r"\$([^$]*)\$", r"\1", re.search(r"^# (.+)$", (ROOT / folder / f"{c.split('/')[-1]}.md").read_text(), re.M).group(1)): c.split("/")[-1]
-              for c in chapters()}
-    sections = {int(m.group(1)): m.group(0) for m in re.finditer(rf"^## {edition.lecture}.*?(?=^## |\Z)", guide, re.M | re.S)}
-    return {number: [(titles.get(re.sub(r"\$([^$]*)\$", r"\1", title), title), int(first), int(last or first))
+    """Lecture N → the slides its rows use, as (chapter path without .md, first, last)."""
+    titles = chapter_titles(edition)
+    return {number: [(titles.get(plain(title), title), int(first), int(last or first))
                      for title, first, last in re.findall(DECK_SLIDES[edition.lang], body)]
-            for number, body in sections.items()}
-
-
-def deck_length(edition: Edition, name: str) -> int:
-    """The slides of a chapter's deck: its cells tagged slide."""
-    import jupytext
-
-    folder = "book" if edition.lang == "en" else "book/zh"
-    return sum("slide" in cell.metadata.get("tags", []) for cell in jupytext.read(ROOT / folder / f"{name}.md").cells)
+            for number, body in lecture_sections(guide, edition).items()}
 
 
 @EDITIONS
@@ -199,17 +203,17 @@ def test_every_lecture_names_the_slides_it_uses_and_they_exist(edition):
     lectures = lecture_slides(edition.guide, edition)
     for number, used in lectures.items():
         assert used, f"lecture {number} names no slides"
-        for name, first, last in used:
-            assert 1 <= first <= last <= deck_length(edition, name), f"lecture {number}: {name} has {deck_length(edition, name)} slides, not {first}–{last}"
+        for chapter, first, last in used:
+            assert 1 <= first <= last <= tagged_slides(chapter), f"lecture {number}: {chapter} has {tagged_slides(chapter)} slides, not {first}–{last}"
 
 
 @EDITIONS
 def test_the_derivation_from_two_to_d_dimensions_is_one_lecture(edition):
-    def covered(used, name):
-        return set().union(set(), *[set(range(a, b + 1)) for deck, a, b in used if deck == name])
+    def covered(used, chapter):
+        return set().union(set(), *[set(range(a, b + 1)) for deck, a, b in used if deck == chapter])
 
     whole = [number for number, used in lecture_slides(edition.guide, edition).items()
-             if all(covered(used, name) == set(range(1, deck_length(edition, name) + 1)) for name in DERIVATION_DECKS)]
+             if all(covered(used, f"{edition.folder}/{name}") == set(range(1, tagged_slides(f"{edition.folder}/{name}") + 1)) for name in DERIVATION_DECKS)]
     assert len(whole) == 1, f"lectures presenting every slide of {DERIVATION_DECKS}: {whole}"
 
 
@@ -218,5 +222,5 @@ def test_slides_a_deck_lacks_are_caught(edition):
     guide = edition.guide.replace("1–11", "1–99", 1)
     with pytest.raises(AssertionError):
         for number, used in lecture_slides(guide, edition).items():
-            for name, first, last in used:
-                assert last <= deck_length(edition, name)
+            for chapter, first, last in used:
+                assert last <= tagged_slides(chapter)
