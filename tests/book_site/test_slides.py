@@ -231,6 +231,20 @@ def test_the_derivation_decks_step_through_it(edition, name):
     assert len(stepping) >= PROOF_FRAGMENT_SLIDES, f"{edition}/{name}: slides that step through an equation: {stepping}"
 
 
+@pytest.mark.parametrize("chapter", chapters())
+def test_both_editions_have_the_same_deck(chapter):
+    """The guide names slides by number in both editions: a chapter's Chinese deck steps through the same slides,
+    fragments, figures and notes, in the same order, as its English one, and shows the same equations."""
+    import jupytext
+
+    def deck(path):
+        cells = [cell for cell in jupytext.read(ROOT / path).cells if slides.slide_type(cell) != "skip"]
+        return [(slides.slide_type(cell), cell.cell_type) for cell in cells], [SHOWN_EQUATION.findall(c.source) for c in cells]
+
+    name = chapter.split("/")[-1]
+    assert deck(f"book/{name}.md") == deck(f"book/zh/{name}.md")
+
+
 def test_deck_cells_stay_off_the_page():
     """What a deck says is the lecturer's, not the page's: every markdown cell tagged for a slide, a fragment or notes
     is tagged remove-cell too, so the page (and the student edition) never shows it."""
