@@ -6,6 +6,8 @@ the core and build on it: `rope_lib.kernels` (optional one-pass kernels) and `ro
 (the book's teaching helpers, figures and exercise checks; `pip install 'rope_lib[book]'`).
 """
 
+__version__ = "0.1.0"
+
 from .axial import AXIAL_SPLITS, axial_freqs_2d, grid_score_map, mixed_freqs_2d, pair_scores_2d, patch_positions
 from .frequencies import DEFAULT_BASE, angles, inv_freq, wavelengths
 from .mrope import MROPE_AXES, mrope_axis_of_pair, mrope_freqs, mrope_position_ids

@@ -7,17 +7,18 @@ along a direction that training learns. Chapter "RoPE for images and video".
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import torch
 
-from . import _validate
 from ._validate import (
+    arguments,
     checked_by,
+    refuse,
     require_axis_frequencies,
+    require_base,
     require_int,
     require_positive_int,
+    require_real,
     require_real_array,
 )
 from .frequencies import inv_freq
@@ -28,7 +29,18 @@ base^(−4j/d) (Heo et al.'s RoPE-Axial, Qwen2-VL's vision encoder); "alternatin
 1D RoPE, the even-numbered ones to h and the odd-numbered ones to w (Pixtral)."""
 
 
-@checked_by(functools.partial(_validate.axial_freqs_2d_arguments, splits=AXIAL_SPLITS))
+def require_quarter_dim(d, name: str = "d") -> None:
+    """A head dimension divisible by 4: half its pairs go to each of the two axes."""
+    if require_positive_int(d, name) % 4:
+        refuse(name, "be a multiple of 4 (d/2 pairs, half of them per axis)", d)
+
+
+def require_split(split, name: str = "split") -> None:
+    if split not in AXIAL_SPLITS:
+        refuse(name, f"be one of {AXIAL_SPLITS}", repr(split))
+
+
+@checked_by(arguments(d=require_quarter_dim, base=require_base, split=require_split))
 def axial_freqs_2d(
     d: int, base: float = 100.0, *, split: str = "shared"
 ) -> np.ndarray:
@@ -51,7 +63,7 @@ def axial_freqs_2d(
     return np.concatenate([first, second])  # (d/2, 2)
 
 
-@checked_by(_validate.mixed_freqs_2d_arguments)
+@checked_by(arguments(d=require_quarter_dim, angle=require_real, base=require_base))
 def mixed_freqs_2d(d: int, angle: float, base: float = 10.0) -> np.ndarray:
     """RoPE-Mixed's frequency vectors as Heo et al. initialise them for one
     head, shape (d/2, 2).
@@ -74,35 +86,45 @@ def mixed_freqs_2d(d: int, angle: float, base: float = 10.0) -> np.ndarray:
 
 def patch_positions(height: int, width: int, *, device=None) -> torch.Tensor:
     """(row h, column w) of every patch of a height × width grid, in reading order, shape (height·width, 2)."""
-    height, width = require_positive_int(height, "height"), require_positive_int(width, "width")
+    require_positive_int(height, "height"), require_positive_int(width, "width")
     h, w = torch.meshgrid(torch.arange(height, device=device), torch.arange(width, device=device), indexing="ij")
     return torch.stack([h.flatten(), w.flatten()], dim=-1)  # (N, 2)
 
 
+def pair_scores_2d_arguments(a) -> None:
+    q, k = (require_real_array(a[name], name) for name in ("q", "k"))
+    freqs = require_axis_frequencies(a["freqs"])
+    if q.ndim != 1 or q.shape != k.shape or freqs.shape != (q.size // 2, 2) or q.size % 2:
+        raise ValueError(f"q and k must be vectors of one even length d and freqs of shape (d/2, 2), got {q.shape}, {k.shape}, {freqs.shape}")
+    delta = np.asarray(a["offsets"])
+    if not np.issubdtype(delta.dtype, np.integer) or delta.ndim == 0 or delta.shape[-1] != 2:
+        refuse("offsets", "be integers of shape (..., 2), (Δh, Δw) each", f"dtype {delta.dtype} and shape {delta.shape}")
+
+
+@checked_by(pair_scores_2d_arguments)
 def pair_scores_2d(q, k, freqs, offsets) -> np.ndarray:
     """Each pair's share of the score q·k between a query and a key `offsets` (Δh, Δw) apart, shape (..., d/2).
 
     Pair i contributes Re[q_i k_i* e^{i Δ·f_i}] with q_i = q_{2i} + i q_{2i+1} (interleaved pairs): the scores
     of the rotated vectors, split by pair. Only Δ enters, so this is the whole story for any two patches.
     """
-    q, k = (require_real_array(v, name) for v, name in ((q, "q"), (k, "k")))
-    freqs = require_axis_frequencies(freqs)
-    freqs = freqs.detach().cpu().numpy() if isinstance(freqs, torch.Tensor) else freqs  # the scores are numbers, not a graph
-    if q.ndim != 1 or q.shape != k.shape or freqs.shape != (q.size // 2, 2) or q.size % 2:
-        raise ValueError(f"q and k must be vectors of one even length d and freqs of shape (d/2, 2), got {q.shape}, {k.shape}, {freqs.shape}")
-    delta = np.asarray(offsets)
-    if not np.issubdtype(delta.dtype, np.integer) or delta.ndim == 0 or delta.shape[-1] != 2:
-        raise ValueError(f"offsets must be integers of shape (..., 2), (Δh, Δw) each, got dtype {delta.dtype} and shape {delta.shape}")
+    q, k, delta = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64), np.asarray(offsets)
+    freqs = freqs.detach().cpu().numpy() if isinstance(freqs, torch.Tensor) else np.asarray(freqs, dtype=np.float64)  # numbers, not a graph
     qc, kc = q[0::2] + 1j * q[1::2], k[0::2] + 1j * k[1::2]  # (d/2,)
     turn = delta.astype(np.float64) @ freqs.T  # (..., d/2)
     return np.real(qc * np.conj(kc) * np.exp(1j * turn))
 
 
+def grid_score_map_arguments(a) -> None:
+    height, width = require_positive_int(a["height"], "height"), require_positive_int(a["width"], "width")
+    qh, qw = (require_int(v, "query") for v in a["query"])
+    if not (0 <= qh < height and 0 <= qw < width):
+        refuse("query", f"be a patch (h, w) of the {height} × {width} grid", a["query"])
+
+
+@checked_by(grid_score_map_arguments)
 def grid_score_map(q, k, freqs, query: tuple[int, int], height: int, width: int) -> np.ndarray:
     """The score of the query patch at `query` = (h, w) to every key patch of a height × width grid, shape (height, width)."""
-    height, width = require_positive_int(height, "height"), require_positive_int(width, "width")
-    qh, qw = (require_int(v, "query") for v in query)
-    if not (0 <= qh < height and 0 <= qw < width):
-        raise ValueError(f"query must be a patch (h, w) of the {height} × {width} grid, got {query}")
+    qh, qw = query
     offsets = np.stack(np.meshgrid(qh - np.arange(height), qw - np.arange(width), indexing="ij"), axis=-1)  # (H, W, 2): query − key
     return pair_scores_2d(q, k, freqs, offsets).sum(axis=-1)

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _validate
-from ._validate import checked_by
+from ._validate import arguments, checked_by, require_base, require_even_dim
 
 DEFAULT_BASE = 10000.0
 """The base of RoFormer (eq. 15), of the Transformer's sinusoids and of LLaMA 1/2."""
 
 
-@checked_by(_validate.frequencies_arguments)
+@checked_by(arguments(d=require_even_dim, base=require_base))
 def inv_freq(d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """θ_i = base^(−2i/d) for i = 0 … d/2 − 1, shape (d/2,).
 

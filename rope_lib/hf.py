@@ -18,6 +18,10 @@ from .layouts import permute_rows_to_interleaved
 from .llama import Model, ModelConfig
 from .scaling import RopeScaling
 
+CACHE_POSITIONS = 4096
+"""How many positions the KV cache holds when max_seq_len is not given: max_position_embeddings if that is fewer.
+A Llama 3.1 config says 131,072, which in bf16 would be 16 GiB of cache for the 8B model, allocated at once."""
+
 
 def from_hf_state_dict(
     state_dict: Mapping[str, torch.Tensor],
@@ -33,7 +37,8 @@ def from_hf_state_dict(
 
     layout="half" runs Hugging Face's pairing with its weights as they are; layout="interleaved" runs
     Meta's pairing, with the rows of W_q and W_k reordered head by head (`permute_rows_to_interleaved`)
-    so that the model computes the same numbers.
+    so that the model computes the same numbers. max_seq_len: the positions the KV cache holds
+    (None: `CACHE_POSITIONS`, or max_position_embeddings if fewer); pass more to decode further.
     """
     if not isinstance(state_dict, Mapping):
         raise TypeError(f"state_dict must be a mapping of names to tensors (a model's state_dict()), got {type(state_dict).__name__}")
@@ -50,8 +55,8 @@ def from_hf_state_dict(
 
 _HF_NAMES = {
     "attention.wq": ("self_attn.q_proj", lambda c: (c.n_heads * c.head_dim, c.dim)),
-    "attention.wk": ("self_attn.k_proj", lambda c: (c.kv_heads * c.head_dim, c.dim)),
-    "attention.wv": ("self_attn.v_proj", lambda c: (c.kv_heads * c.head_dim, c.dim)),
+    "attention.wk": ("self_attn.k_proj", lambda c: (c.n_kv_heads * c.head_dim, c.dim)),
+    "attention.wv": ("self_attn.v_proj", lambda c: (c.n_kv_heads * c.head_dim, c.dim)),
     "attention.wo": ("self_attn.o_proj", lambda c: (c.dim, c.n_heads * c.head_dim)),
     "feed_forward.w1": ("mlp.gate_proj", lambda c: (c.hidden_dim, c.dim)),
     "feed_forward.w2": ("mlp.down_proj", lambda c: (c.dim, c.hidden_dim)),
@@ -92,7 +97,7 @@ def meta_state_dict(hf_state_dict: Mapping[str, torch.Tensor], config: ModelConf
         out["output.weight"] = out["tok_embeddings.weight"]  # one matrix under both names, as the model holds it
     if config.layout == "interleaved":
         for i in range(config.n_layers):
-            for name, heads in (("wq", config.n_heads), ("wk", config.kv_heads)):
+            for name, heads in (("wq", config.n_heads), ("wk", config.n_kv_heads)):
                 key = f"layers.{i}.attention.{name}.weight"
                 out[key] = permute_rows_to_interleaved(out[key], heads)
     return out
@@ -183,7 +188,7 @@ def _scaling_rule(kind: str, params: dict, number, factors, max_position_embeddi
 def config_from_hf(hf_config, *, layout: str = "half", max_seq_len: int | None = None, max_batch_size: int = 1, dtype=torch.float32, device=None) -> ModelConfig:
     """A `ModelConfig` from a Hugging Face `LlamaConfig` (read by attribute, nothing imported) or its dict.
 
-    max_seq_len=None: the config's max_position_embeddings. Settings `Model` cannot honour (biases,
+    max_seq_len=None: `CACHE_POSITIONS`, or the config's max_position_embeddings if that is fewer. Settings `Model` cannot honour (biases,
     an activation other than SiLU, a head_dim other than hidden_size / num_attention_heads) are refused,
     and so is a setting of the wrong kind, by its key.
     """
@@ -212,7 +217,7 @@ def config_from_hf(hf_config, *, layout: str = "half", max_seq_len: int | None =
         n_kv_heads=optional["num_key_value_heads"],
         hidden_dim=sizes["intermediate_size"],
         norm_eps=require_positive_real(_read(hf_config, "rms_norm_eps"), "hf_config's rms_norm_eps"),
-        max_seq_len=positions if max_seq_len is None else max_seq_len,
+        max_seq_len=min(positions, CACHE_POSITIONS) if max_seq_len is None else max_seq_len,
         max_batch_size=max_batch_size,
         base=require_base(rope.get("rope_theta", DEFAULT_BASE), "rope_parameters['rope_theta']"),
         layout=layout,

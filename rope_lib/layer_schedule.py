@@ -8,12 +8,12 @@ log of the position, so that their attention stays sharp over very long contexts
 from __future__ import annotations
 
 import numpy as np
+import torch
 
-from . import _validate
-from ._validate import checked_by
+from ._validate import arguments, checked_by, optional, refuse, require_positions, require_positive_int, require_positive_real
 
 
-@checked_by(_validate.rope_layers_arguments)
+@checked_by(arguments(n_layers=require_positive_int, nope_layer_interval=optional(require_positive_int)))
 def rope_layers(
     n_layers: int, nope_layer_interval: int | None = None
 ) -> tuple[bool, ...]:
@@ -29,7 +29,15 @@ def rope_layers(
     )
 
 
-@checked_by(_validate.attention_temperature_arguments)
+def attention_temperature_arguments(a) -> None:
+    positions = require_positions(a["positions"])
+    if positions.ndim != 1:
+        refuse("positions", "have shape (T,)", tuple(positions.shape))
+    if (positions < 0).any():
+        refuse("positions", "be non-negative token indices", f"min {int(positions.min())}")
+
+
+@checked_by(attention_temperature_arguments, arguments(floor_scale=require_positive_real, attn_scale=require_positive_real))
 def attention_temperature(
     positions, floor_scale: float = 8192.0, attn_scale: float = 0.1
 ) -> np.ndarray:
@@ -39,6 +47,7 @@ def attention_temperature(
     floor_scale − 1 positions, so short contexts are untouched, and grows
     like ln m beyond (a stepped form of Nakanishi's scalable softmax,
     2025)."""
+    positions = torch.as_tensor(positions)  # a range or a list too
     steps = np.floor(
         (positions.numpy().astype(np.float64) + 1.0) / floor_scale
     )

@@ -18,7 +18,7 @@ from ._validate import require_even_dim, require_positive_int
 
 def half_order(d: int) -> np.ndarray:
     """Indices that reorder an interleaved vector into the half layout: [0, 2, …, d−2, 1, 3, …, d−1]."""
-    d = require_even_dim(d, "d")
+    require_even_dim(d, "d")
     return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
 
 
@@ -42,7 +42,7 @@ def half_to_interleaved(x: torch.Tensor) -> torch.Tensor:
 
 
 def _reorder_head_rows(w: torch.Tensor, n_heads: int, order_of) -> torch.Tensor:
-    n_heads = require_positive_int(n_heads, "n_heads")
+    require_positive_int(n_heads, "n_heads")
     if w.dim() != 2:
         raise ValueError(f"w must be a 2-D weight (n_heads·head_dim, in_features), got shape {tuple(w.shape)}")
     if w.shape[0] % n_heads:

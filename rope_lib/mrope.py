@@ -11,15 +11,29 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from . import _validate
-from ._validate import checked_by, require_base, require_even_dim
+from ._validate import checked_by, refuse, require_base, require_bool, require_even_dim, require_non_negative_int, require_positive_int
 from .frequencies import inv_freq
 
 MROPE_AXES = ("t", "h", "w")
 """The three position streams of M-RoPE, in the order of mrope_section and of the position ids' last axis."""
 
 
-@checked_by(_validate.mrope_axis_of_pair_arguments)
+def mrope_axis_of_pair_arguments(a) -> None:
+    section = a["mrope_section"]
+    if not isinstance(section, (list, tuple)) or len(section) != 3:
+        refuse("mrope_section", "be three pair counts (s_t, s_h, s_w)", repr(section))
+    s_t, s_h, s_w = (require_non_negative_int(s, "mrope_section entries") for s in section)
+    n_pairs = s_t + s_h + s_w
+    if n_pairs == 0:
+        raise ValueError("mrope_section must give at least one pair")
+    if require_bool(a["interleaved"], "interleaved"):  # pair p ≡ 1 (mod 3) is h while p < 3·s_h, p ≡ 2 is w while p < 3·s_w
+        h, w = len(range(1, min(n_pairs, 3 * s_h), 3)), len(range(2, min(n_pairs, 3 * s_w), 3))
+        if (h, w) != (s_h, s_w):
+            counts = (n_pairs - h - w, h, w)
+            raise ValueError(f"interleaved mrope_section {tuple(section)} cannot be laid out as t, h, w, t, h, w, …: it gives {counts} pairs")
+
+
+@checked_by(mrope_axis_of_pair_arguments)
 def mrope_axis_of_pair(
     mrope_section, *, interleaved: bool = False
 ) -> np.ndarray:
@@ -37,16 +51,34 @@ def mrope_axis_of_pair(
 
 def mrope_freqs(d: int, base: float, mrope_section, *, interleaved: bool = False) -> np.ndarray:
     """Frequency vectors (f_t, f_h, f_w) of M-RoPE, shape (d/2, 3): row i holds θ_i in its axis' column, 0 elsewhere."""
-    d = require_even_dim(d, "d")
+    require_even_dim(d, "d"), require_base(base)
     axis = mrope_axis_of_pair(mrope_section, interleaved=interleaved)
     if axis.size != d // 2:
-        raise ValueError(f"mrope_section must add up to d/2 = {d // 2} pairs, got {mrope_section!r} (sum {axis.size})")
+        refuse("mrope_section", f"add up to d/2 = {d // 2} pairs", f"{mrope_section!r} (sum {axis.size})")
     freqs = np.zeros((d // 2, 3))
-    freqs[np.arange(d // 2), axis] = inv_freq(d, require_base(base, "base"))
+    freqs[np.arange(d // 2), axis] = inv_freq(d, base)
     return freqs
 
 
-@checked_by(_validate.mrope_position_ids_arguments)
+def mrope_position_ids_arguments(a) -> None:
+    segments, kinds = a["segments"], "('text', n), ('image', (h, w)) or ('video', (t, h, w))"
+    if not isinstance(segments, (list, tuple)) or not segments:
+        refuse("segments", f"be a non-empty list of {kinds}", f"{segments!r:.80}")
+    for segment in segments:
+        if not (isinstance(segment, tuple) and len(segment) == 2 and segment[0] in ("text", "image", "video")):
+            refuse("each segment", f"be {kinds}", f"{segment!r:.80}")
+        kind, size = segment
+        if kind == "text":
+            require_positive_int(size, "a text segment's length")
+            continue
+        want = 2 if kind == "image" else 3
+        if not isinstance(size, tuple) or len(size) != want:
+            refuse(f"an {kind} segment's grid", f"be a tuple of {want} sizes", repr(size))
+        for g in size:
+            require_positive_int(g, f"an {kind} segment's grid sizes")
+
+
+@checked_by(mrope_position_ids_arguments)
 def mrope_position_ids(segments) -> torch.Tensor:
     """(t, h, w) of every token of a sequence of segments, shape (T, 3), as
     the Qwen2-VL paper numbers them.

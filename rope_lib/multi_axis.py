@@ -11,36 +11,49 @@ from __future__ import annotations
 
 import torch
 
-from . import _validate
-from ._validate import as_positions, checked_by, compute_dtype, require_axis_frequencies, require_bthd, require_layout
+from ._validate import checked_by, compute_dtype, refuse, require_axis_frequencies, require_bthd, require_layout, require_positions
 from .rope import rotate_pairs
 
 
-@checked_by(_validate.multi_axis_angles_arguments)
+def multi_axis_angles_arguments(a) -> None:
+    axes = require_axis_frequencies(a["freqs"]).shape[1]
+    positions = require_positions(a["positions"])
+    if positions.dim() == 0 or positions.shape[-1] != axes:
+        refuse("positions", f"end in one coordinate per axis, (..., A) with A = {axes} as freqs has", f"shape {tuple(positions.shape)}")
+
+
+@checked_by(multi_axis_angles_arguments)
 def multi_axis_angles(positions, freqs) -> torch.Tensor:
     """angle_i = Σ_a p_a · f_{i,a} in float64: positions (..., A) integers,
     freqs (D/2, A) → (..., D/2)."""
+    positions = torch.as_tensor(positions)  # a list of ints too
     # (D/2, A) float64; a tensor keeps its graph
-    table = torch.as_tensor(freqs, device=positions.device)
+    table = torch.as_tensor(
+        freqs, dtype=torch.float64, device=positions.device
+    )
     return positions.to(torch.float64) @ table.T  # (..., D/2)
 
 
+def apply_multi_axis_rope_arguments(a) -> None:
+    x = require_bthd(a["x"], "x")
+    require_layout(a["layout"])
+    pairs, axes = require_axis_frequencies(a["freqs"]).shape
+    if pairs != x.shape[-1] // 2:
+        refuse("freqs", f"have one row per pair, D/2 = {x.shape[-1] // 2} rows for x of shape {tuple(x.shape)}", pairs)
+    batch, seq = x.shape[:2]
+    positions = require_positions(a["positions"], device=x.device)
+    if tuple(positions.shape) not in ((seq, axes), (batch, seq, axes)):
+        refuse("positions", f"have shape (T, A) = ({seq}, {axes}) or (B, T, A) = ({batch}, {seq}, {axes})", tuple(positions.shape))
+
+
+@checked_by(apply_multi_axis_rope_arguments)
 def apply_multi_axis_rope(x: torch.Tensor, positions, freqs, *, layout: str = "interleaved") -> torch.Tensor:
     """Rotate every head vector of x (B, T, H, D) by the angles of its token's position.
 
     positions: integers (T, A) or (B, T, A) on x's device; freqs: (D/2, A), from `axial_freqs_2d`,
     `mixed_freqs_2d` or `mrope_freqs`. layout says where pair i sits: (2i, 2i+1) or (i, i + D/2).
     """
-    require_bthd(x, "x")
-    require_layout(layout)
-    freqs = require_axis_frequencies(freqs)
-    if freqs.shape[0] != x.shape[-1] // 2:
-        raise ValueError(f"freqs must have one row per pair, D/2 = {x.shape[-1] // 2} rows for x of shape {tuple(x.shape)}, got {freqs.shape[0]}")
-    pos = as_positions(positions, device=x.device)
-    batch, seq = x.shape[:2]
-    axes = freqs.shape[1]
-    if tuple(pos.shape) not in ((seq, axes), (batch, seq, axes)):
-        raise ValueError(f"positions must have shape (T, A) = ({seq}, {axes}) or (B, T, A) = ({batch}, {seq}, {axes}), got {tuple(pos.shape)}")
-    a = multi_axis_angles(pos, freqs)  # (T, D/2) or (B, T, D/2), float64
+    positions = torch.as_tensor(positions, device=x.device)  # a list of ints too
+    a = multi_axis_angles(positions, freqs)  # (T, D/2) or (B, T, D/2), float64
     want = compute_dtype(x.dtype)
     return rotate_pairs(x, a.cos().to(want), a.sin().to(want), layout=layout)

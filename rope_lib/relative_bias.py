@@ -15,24 +15,36 @@ import math
 
 import torch
 
-from . import _validate
-from ._validate import as_positions, checked_by, require_bool, require_float_dtype, require_float_tensor, require_positive_int
+from ._validate import arguments, checked_by, refuse, require_bool, require_float_dtype, require_float_tensor, require_positions, require_positive_int
 
 
-def _bucket_layout(bidirectional, num_buckets, max_distance) -> tuple[int, int]:
+def _bucket_layout(bidirectional: bool, num_buckets: int) -> tuple[int, int]:
     """T5's buckets for one direction and how many of them are exact (one distance each)."""
-    bidirectional = require_bool(bidirectional, "bidirectional")
-    num_buckets = require_positive_int(num_buckets, "num_buckets")
-    max_distance = require_positive_int(max_distance, "max_distance")
-    if bidirectional and num_buckets % 2:
-        raise ValueError(f"num_buckets must be even when bidirectional (half of them for keys after the query), got {num_buckets}")
     per_direction = num_buckets // 2 if bidirectional else num_buckets
+    return per_direction, per_direction // 2
+
+
+def t5_bucket_arguments(a, num_buckets: int | None = None) -> None:
+    """The buckets of each direction (num_buckets, or a["num_buckets"]): some exact, some logarithmic, up to max_distance."""
+    num_buckets = a["num_buckets"] if num_buckets is None else num_buckets
+    bidirectional = require_bool(a["bidirectional"], "bidirectional")
+    require_positive_int(num_buckets, "num_buckets"), require_positive_int(a["max_distance"], "max_distance")
+    if bidirectional and num_buckets % 2:
+        refuse("num_buckets", "be even when bidirectional (half of them for keys after the query)", num_buckets)
+    per_direction, exact = _bucket_layout(a["bidirectional"], num_buckets)
     if per_direction < 2:
-        raise ValueError(f"num_buckets must give each direction at least 2 buckets (exact ones and logarithmic ones), got {num_buckets}")
-    exact = per_direction // 2
-    if max_distance <= exact:
-        raise ValueError(f"max_distance must be greater than the {exact} distances that have a bucket each, got {max_distance}")
-    return per_direction, exact
+        refuse("num_buckets", "give each direction at least 2 buckets (exact ones and logarithmic ones)", num_buckets)
+    if a["max_distance"] <= exact:
+        refuse("max_distance", f"be greater than the {exact} distances that have a bucket each", a["max_distance"])
+
+
+def position_vectors_arguments(a, device=None) -> None:
+    """Query and key positions: integer vectors, the queries on `device` (when given), the keys on the queries'."""
+    query = require_positions(a["query_positions"], "query_positions", device)
+    key = require_positions(a["key_positions"], "key_positions", query.device if device is None else device)
+    for name, positions in (("query_positions", query), ("key_positions", key)):
+        if positions.dim() != 1:
+            refuse(name, "be a vector of token positions", f"shape {tuple(positions.shape)}")
 
 
 def _log_bucket_edges(per_direction: int, exact: int, max_distance: int) -> list[int]:
@@ -58,6 +70,7 @@ def _log_bucket_edges(per_direction: int, exact: int, max_distance: int) -> list
     return edges
 
 
+@checked_by(t5_bucket_arguments, arguments(relative_position=require_positions))
 def t5_relative_bucket(relative_position, *, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> torch.Tensor:
     """T5's bucket of each relative position key − query (Raffel et al. 2020, §2.1), int64 of the same shape.
 
@@ -68,8 +81,8 @@ def t5_relative_bucket(relative_position, *, bidirectional: bool = True, num_buc
     query are told apart, and every key after it lands in bucket 0 with the query itself, since the
     causal mask removes them.
     """
-    per_direction, exact = _bucket_layout(bidirectional, num_buckets, max_distance)
-    relative = as_positions(relative_position, name="relative_position")
+    per_direction, exact = _bucket_layout(bidirectional, num_buckets)
+    relative = torch.as_tensor(relative_position)  # a list of ints too
     if bidirectional:
         first = (relative > 0).to(torch.int64) * per_direction  # keys after the query: the upper half
         distance = relative.abs()
@@ -81,21 +94,27 @@ def t5_relative_bucket(relative_position, *, bidirectional: bool = True, num_buc
     return first + torch.where(distance < exact, distance, log_bucket)
 
 
+def t5_relative_bias_arguments(a) -> None:
+    bucket_bias = require_float_tensor(a["bucket_bias"], "bucket_bias")
+    if bucket_bias.dim() != 2:
+        refuse("bucket_bias", "have shape (num_buckets, H)", f"{bucket_bias.dim()} dimensions {tuple(bucket_bias.shape)}")
+    t5_bucket_arguments(a, bucket_bias.shape[0])
+    position_vectors_arguments(a, bucket_bias.device)
+
+
+@checked_by(t5_relative_bias_arguments)
 def t5_relative_bias(query_positions, key_positions, bucket_bias, *, bidirectional: bool = True, max_distance: int = 128) -> torch.Tensor:
     """(H, T_q, T_k): the bias T5 adds to the score of query m and key n, bucket_bias[bucket(n − m), h].
 
     bucket_bias (num_buckets, H) is T5's table of one bias per bucket and head, learned with the model
     and shared by all its layers.
     """
-    require_float_tensor(bucket_bias, "bucket_bias")
-    if bucket_bias.dim() != 2:
-        raise ValueError(f"bucket_bias must have shape (num_buckets, H), got {bucket_bias.dim()} dimensions {tuple(bucket_bias.shape)}")
-    query, key = _position_vectors(query_positions, key_positions, bucket_bias.device)
+    query, key = (torch.as_tensor(p, device=bucket_bias.device) for p in (query_positions, key_positions))
     buckets = t5_relative_bucket(key[None, :] - query[:, None], bidirectional=bidirectional, num_buckets=bucket_bias.shape[0], max_distance=max_distance)
     return bucket_bias[buckets].permute(2, 0, 1)  # (T_q, T_k, H) → (H, T_q, T_k)
 
 
-@checked_by(_validate.alibi_slopes_arguments)
+@checked_by(arguments(n_heads=require_positive_int))
 def alibi_slopes(n_heads: int) -> torch.Tensor:
     """ALiBi's slope of each head (Press et al. 2022, §3), float64 of shape
     (n_heads,).
@@ -108,7 +127,7 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
     that sequence).
     """
     # the largest power of two ≤ n_heads
-    power = 1 << (n_heads.bit_length() - 1)
+    power = 1 << (int(n_heads).bit_length() - 1)
 
     def geometric(count: int) -> torch.Tensor:
         k = torch.arange(1, count + 1, dtype=torch.float64)
@@ -119,24 +138,15 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
     return torch.cat([geometric(power), between])
 
 
+@checked_by(arguments(dtype=require_float_dtype, n_heads=require_positive_int), position_vectors_arguments)
 def alibi_bias(query_positions, key_positions, n_heads: int, *, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """(H, T_q, T_k): the bias ALiBi adds to the score of query m and key n, −slope_h · (m − n).
 
     It falls linearly with the distance, at a different rate in every head. Keys after the query get a
     positive bias; a causal mask removes them (ALiBi is defined for decoders).
     """
-    dtype = require_float_dtype(dtype)
     slopes = alibi_slopes(n_heads)
-    query, key = _position_vectors(query_positions, key_positions, None)
+    query = torch.as_tensor(query_positions)  # a list of ints too
+    key = torch.as_tensor(key_positions, device=query.device)
     distance = (query[:, None] - key[None, :]).to(torch.float64)  # (T_q, T_k)
     return (-slopes.to(distance.device)[:, None, None] * distance).to(dtype)
-
-
-def _position_vectors(query_positions, key_positions, device) -> tuple[torch.Tensor, torch.Tensor]:
-    """Query and key positions as int64 vectors on one device (the given one, else the queries')."""
-    query = as_positions(query_positions, device=device, name="query_positions")
-    key = as_positions(key_positions, device=query.device, name="key_positions")
-    for name, positions in (("query_positions", query), ("key_positions", key)):
-        if positions.dim() != 1:
-            raise ValueError(f"{name} must be a vector of token positions, got shape {tuple(positions.shape)}")
-    return query, key

@@ -4,25 +4,70 @@
 * the complex form with Meta's names and signatures, `precompute_freqs_cis`
   and `apply_rotary_emb` (RoFormer eq. 12 applied pair by pair).
 
-Context extension plugs in through `inv_freq=` (rescaled frequencies from
-`rope_lib.scaling`), `attention_factor=` (YaRN's multiplier of cos and sin) and
-`rotary_dim=` (partial rotary: only the first rotary_dim coordinates turn).
+Context extension plugs in through `scaling=` (a `rope_lib.RopeScaling`, whose rule gives the frequencies and
+the factor cos and sin carry), or by hand through `inv_freq=` and `attention_factor=`; `rotary_dim=` rotates
+only the first rotary_dim coordinates (partial rotary).
 
 Angles are always computed in float64 from integer positions and only the
 cos/sin outputs are cast: in bf16, position 257 would round to 256.
 Shapes: B batch, T tokens, H heads, D head dimension (chapter "Introduction").
+The checked entries are `rope_angles`, `rope_cos_sin`, `apply_rope` and Meta's three functions; the building
+blocks `rotate_pairs`, `expand_to_pairs` and `rotate_quarter`, which a model calls in every layer at every step,
+take their arguments unchecked.
 """
 
 from __future__ import annotations
 
 import torch
 
-from . import _validate, frequencies
-from ._validate import checked_by, compute_dtype
+from . import frequencies
+from ._validate import (
+    arguments,
+    checked_by,
+    compute_dtype,
+    inv_freq_or_base_arguments,
+    optional,
+    refuse,
+    require_base,
+    require_bthd,
+    require_device,
+    require_even_dim,
+    require_float_dtype,
+    require_layout,
+    require_positions,
+    require_positive_int,
+    require_positive_real,
+    require_rotary_dim,
+    require_token_positions,
+    require_vector,
+)
 from .frequencies import DEFAULT_BASE
+from .scaling import RopeScaling
 
 
-@checked_by(_validate.rope_angles_arguments)
+def rope_angles_arguments(a) -> None:
+    require_positions(a["positions"])
+    require_even_dim(a["dim"], "dim")
+    inv_freq_or_base_arguments(a, a["dim"])
+
+
+def scaling_arguments(a, positions: torch.Tensor) -> None:
+    """attention_factor; or scaling, a RopeScaling whose rule gives the frequencies and that factor both."""
+    require_positive_real(a["attention_factor"], "attention_factor")
+    scaling = a["scaling"]
+    if scaling is None:
+        return
+    if not isinstance(scaling, RopeScaling):
+        refuse("scaling", "be a rope_lib.RopeScaling or None", type(scaling).__name__, TypeError)
+    if a["inv_freq"] is not None or a["attention_factor"] != 1:
+        given = "inv_freq" if a["inv_freq"] is not None else "attention_factor"
+        raise ValueError(f"pass scaling or {given}, not both: scaling's rule gives the frequencies and the factor on cos and sin")
+    if scaling.is_dynamic and not (positions.numel() and int(positions.max()) >= 0):
+        raise ValueError(f"positions must include one ≥ 0: scaling method {scaling.method!r} takes its frequencies at the "
+                         "length the positions reach (the largest + 1)")
+
+
+@checked_by(rope_angles_arguments)
 def rope_angles(
     positions, dim: int, *, base: float = DEFAULT_BASE, inv_freq=None
 ) -> torch.Tensor:
@@ -33,6 +78,7 @@ def rope_angles(
     e.g. a context-extension rule of `rope_lib.scaling` (chapter
     "Longer contexts").
     """
+    positions = torch.as_tensor(positions)  # a range or a list of ints too
     if inv_freq is None:
         inv_freq = frequencies.inv_freq(dim, base)
     # a tensor keeps its graph
@@ -43,7 +89,13 @@ def rope_angles(
     return m * freqs  # (..., D/2) float64
 
 
-@checked_by(_validate.rope_cos_sin_arguments)
+def rope_cos_sin_arguments(a) -> None:
+    scaling_arguments(a, require_positions(a["positions"]))
+    rope_angles_arguments(a)
+    require_float_dtype(a["dtype"])
+
+
+@checked_by(rope_cos_sin_arguments)
 def rope_cos_sin(
     positions,
     dim: int,
@@ -52,33 +104,40 @@ def rope_cos_sin(
     dtype: torch.dtype = torch.float32,
     inv_freq=None,
     attention_factor: float = 1.0,
+    scaling: RopeScaling | None = None,
 ):
     """cos(m·θ_i) and sin(m·θ_i), each shape positions.shape + (dim/2,),
     cast to `dtype` at the end.
 
-    Both are multiplied by attention_factor (1 but for YaRN), in float64,
-    as Hugging Face does.
+    Both are multiplied by attention_factor (1 but for YaRN and LongRoPE),
+    in float64, as Hugging Face does. scaling: a `RopeScaling` gives both
+    θ'_i (at the length the positions reach) and the factor.
     """
+    if scaling is not None:
+        positions = torch.as_tensor(positions)
+        longest = int(positions.max()) + 1 if scaling.is_dynamic else None
+        inv_freq = scaling.frequencies(dim, base, longest)
+        attention_factor = scaling.attention_factor
     a = rope_angles(positions, dim, base=base, inv_freq=inv_freq)
     cos = (a.cos() * attention_factor).to(dtype)
     sin = (a.sin() * attention_factor).to(dtype)
     return cos, sin
 
 
-@checked_by(_validate.layout_arguments)
 def expand_to_pairs(t: torch.Tensor, layout: str) -> torch.Tensor:
-    """Repeat a per-pair value (..., D/2) to both coordinates of its pair (..., D)."""
+    """Repeat a per-pair value (..., D/2) to both coordinates of its pair (..., D).
+    Arguments are not checked: `apply_rope` is the checked entry."""
     if layout == "interleaved":
         return t.repeat_interleave(2, dim=-1)  # [c0, c0, c1, c1, …]
     return torch.cat([t, t], dim=-1)  # [c0, c1, …, c0, c1, …]
 
 
-@checked_by(_validate.layout_arguments)
 def rotate_quarter(x: torch.Tensor, layout: str) -> torch.Tensor:
     """Each pair (a, b) → (−b, a): a quarter turn, the "rotate(x)" of
     eq. 34.
 
-    In the half layout this is Hugging Face's `rotate_half`.
+    In the half layout this is Hugging Face's `rotate_half`. Arguments
+    are not checked: `apply_rope` is the checked entry.
     """
     if layout == "interleaved":
         a, b = x[..., 0::2], x[..., 1::2]
@@ -87,7 +146,6 @@ def rotate_quarter(x: torch.Tensor, layout: str) -> torch.Tensor:
     return torch.cat([-b, a], dim=-1)
 
 
-@checked_by(_validate.rotate_pairs_arguments)
 def rotate_pairs(
     x: torch.Tensor,
     cos: torch.Tensor,
@@ -102,7 +160,8 @@ def rotate_pairs(
     Computed in float32 (float64 for float64 x) and returned in x's dtype.
     rotary_dim: rotate only the first rotary_dim coordinates of each head
     (tables (T, rotary_dim/2)) and pass the rest through, as GPT-NeoX and
-    GPT-J do.
+    GPT-J do. Arguments are not checked: `apply_rope` is the checked entry
+    (`rope_lib.kernels.rotate_pairs_fused` checks tables it is handed).
     """
     rot = x.shape[-1] if rotary_dim is None else rotary_dim
     # (T, 1, rot) or (B, T, 1, rot): one table for every head
@@ -116,7 +175,15 @@ def rotate_pairs(
     return out.to(x.dtype)  # (B, T, H, D)
 
 
-@checked_by(_validate.apply_rope_arguments)
+def apply_rope_arguments(a) -> None:
+    x = require_bthd(a["x"], "x")
+    positions = require_token_positions(a["positions"], *x.shape[:2], x.device)
+    require_layout(a["layout"])
+    scaling_arguments(a, positions)
+    inv_freq_or_base_arguments(a, require_rotary_dim(a["rotary_dim"], x.shape[-1]))
+
+
+@checked_by(apply_rope_arguments)
 def apply_rope(
     x: torch.Tensor,
     positions,
@@ -126,21 +193,34 @@ def apply_rope(
     inv_freq=None,
     attention_factor: float = 1.0,
     rotary_dim: int | None = None,
+    scaling: RopeScaling | None = None,
 ) -> torch.Tensor:
     """Rotate every head vector of x (B, T, H, D) to its position.
 
     positions: integers, shape (T,) or (B, T), on x's device (a range or list is accepted too).
-    inv_freq, attention_factor, rotary_dim: see `rope_cos_sin` and `rotate_pairs`;
-    without inv_freq the frequencies are base^(−2i/rotary_dim).
+    scaling: a `RopeScaling` whose rule gives the frequencies and the factor on cos and sin (YaRN's, say);
+    or, by hand, inv_freq and attention_factor (see `rope_cos_sin`); rotary_dim: see `rotate_pairs`.
+    Without either the frequencies are base^(−2i/rotary_dim).
     This is the eager form, the reference; `rope_lib.kernels.rotate_pairs_fused` writes the
     same rotation in one pass into a buffer, or in place.
     """
+    positions = torch.as_tensor(positions, device=x.device)  # a range or a list too
     rot = x.shape[-1] if rotary_dim is None else rotary_dim
-    cos, sin = rope_cos_sin(positions, rot, base=base, dtype=compute_dtype(x.dtype), inv_freq=inv_freq, attention_factor=attention_factor)
+    cos, sin = rope_cos_sin(
+        positions, rot, base=base, dtype=compute_dtype(x.dtype), inv_freq=inv_freq, attention_factor=attention_factor, scaling=scaling
+    )
     return rotate_pairs(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
 
 
-@checked_by(_validate.precompute_freqs_cis_arguments)
+def precompute_freqs_cis_arguments(a) -> None:
+    arguments(dim=require_even_dim, end=require_positive_int, theta=require_base, device=optional(require_device))(a)
+    if a["dtype"] not in (torch.complex64, torch.complex128):
+        refuse("dtype", "be torch.complex64 or torch.complex128", a["dtype"], TypeError)
+    if a["inv_freq"] is not None:
+        require_vector(a["inv_freq"], a["dim"] // 2)
+
+
+@checked_by(precompute_freqs_cis_arguments)
 def precompute_freqs_cis(
     dim: int, end: int, theta: float = DEFAULT_BASE, *, dtype: torch.dtype = torch.complex64, device=None, inv_freq=None
 ) -> torch.Tensor:
@@ -155,13 +235,37 @@ def precompute_freqs_cis(
     return torch.polar(torch.ones_like(a), a).to(dtype)  # (end, D/2)
 
 
-@checked_by(_validate.reshape_for_broadcast_arguments)
+def reshape_for_broadcast_arguments(a) -> None:
+    freqs_cis, x = a["freqs_cis"], a["x"]
+    want = (x.shape[1], x.shape[-1] // 2)
+    if not isinstance(freqs_cis, torch.Tensor) or not freqs_cis.is_complex():
+        refuse("freqs_cis", "be a complex tensor from precompute_freqs_cis", getattr(freqs_cis, "dtype", type(freqs_cis).__name__), TypeError)
+    if tuple(freqs_cis.shape) != want:
+        refuse("freqs_cis", f"have shape (T, D/2) = {want} for x of shape {tuple(x.shape)}",
+               f"{tuple(freqs_cis.shape)}; slice the table as freqs_cis[start_pos : start_pos + T]")
+
+
+@checked_by(reshape_for_broadcast_arguments)
 def reshape_for_broadcast(freqs_cis: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """(T, D/2) table → (1, T, 1, D/2) so it multiplies x (B, T, H, D) viewed as complex (B, T, H, D/2)."""
     return freqs_cis.view(1, x.shape[1], 1, x.shape[-1] // 2)
 
 
-@checked_by(_validate.apply_rotary_emb_arguments)
+def apply_rotary_emb_arguments(a) -> None:
+    xq, xk, freqs_cis = require_bthd(a["xq"], "xq"), require_bthd(a["xk"], "xk"), a["freqs_cis"]
+    if xq.dtype != xk.dtype or xq.device != xk.device:
+        raise TypeError(f"xq and xk must share dtype and device, got {xq.dtype} on {xq.device} and {xk.dtype} on {xk.device}")
+    if xq.shape[:2] != xk.shape[:2] or xq.shape[-1] != xk.shape[-1]:
+        raise ValueError(f"xq and xk must share B, T and D, got shapes {tuple(xq.shape)} and {tuple(xk.shape)}")
+    want = torch.complex128 if xq.dtype == torch.float64 else torch.complex64
+    if isinstance(freqs_cis, torch.Tensor) and freqs_cis.is_complex() and freqs_cis.dtype != want:
+        refuse("freqs_cis", f"have dtype {want} to rotate inputs of dtype {xq.dtype}", freqs_cis.dtype, TypeError)
+    if isinstance(freqs_cis, torch.Tensor) and freqs_cis.device != xq.device:
+        refuse("freqs_cis", f"be on the inputs' device {xq.device}", freqs_cis.device)
+    reshape_for_broadcast_arguments({"freqs_cis": freqs_cis, "x": xq})
+
+
+@checked_by(apply_rotary_emb_arguments)
 def apply_rotary_emb(xq: torch.Tensor, xk: torch.Tensor, freqs_cis: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Rotate queries and keys (B, T, H, D) by viewing each adjacent pair as one complex number
     and multiplying by e^{i·m·θ_j} (interleaved layout). Returns tensors of the inputs' dtype."""

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _validate
-from ._validate import checked_by
+from ._validate import checked_by, inv_freq_or_base_arguments, require_even_dim, require_layout
 from .frequencies import DEFAULT_BASE, angles
 from .layouts import half_order
 
@@ -20,7 +19,13 @@ def rotation_matrix_2d(angle: float) -> np.ndarray:
     return np.array([[c, -s], [s, c]])
 
 
-@checked_by(_validate.rotary_matrix_arguments)
+def rotary_matrix_arguments(a) -> None:
+    require_layout(a["layout"])
+    require_even_dim(a["d"], "d")
+    inv_freq_or_base_arguments(a, a["d"])
+
+
+@checked_by(rotary_matrix_arguments)
 def rotary_matrix(
     m,
     d: int,
@@ -39,7 +44,9 @@ def rotary_matrix(
     P·R·Pᵀ, where P reorders interleaved coordinates into the half layout.
     """
     pair_angles = (
-        angles(m, d, base) if inv_freq is None else float(m) * inv_freq
+        angles(m, d, base)
+        if inv_freq is None
+        else float(m) * np.asarray(inv_freq, dtype=float)  # a list too
     )
     matrix = np.zeros((d, d))
     for i, a in enumerate(pair_angles):

@@ -21,34 +21,65 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from . import _validate
 from ._validate import (
+    arguments,
     checked_by,
+    inv_freq_or_base_arguments,
+    optional,
+    refuse,
+    require_base,
     require_bool,
     require_even_dim,
     require_factor,
-    require_increasing_pair,
-    require_log_length,
-    require_optional_positive_real,
+    require_ntk_dim,
     require_positive_int,
     require_positive_real,
-    require_proportion,
-    require_rescale_factors,
     require_real,
+    require_vector,
 )
 from .frequencies import DEFAULT_BASE, inv_freq
 
 LLAMA3_BASE = 500000.0
 """The RoPE base of Llama 3 and 3.1."""
 
+
+def increasing(low: str, high: str):
+    """The check that 0 < a[low] < a[high], both finite: YaRN's beta_slow < beta_fast, Llama 3.1's factors."""
+
+    def check(a) -> None:
+        require_real(a[low], low), require_real(a[high], high)
+        if not 0 < a[low] < a[high]:
+            refuse(f"{low} and {high}", f"satisfy 0 < {low} < {high}", f"{low}={a[low]} and {high}={a[high]}")
+
+    return check
+
+
+def require_fraction(value, name: str, low_open: bool = False) -> None:
+    """A share in [0, 1] (in (0, 1] when low_open): p-RoPE's proportion, a partial rotary fraction."""
+    require_real(value, name)
+    if not (0 < value <= 1 if low_open else 0 <= value <= 1):
+        refuse(name, f"lie in {'(' if low_open else '['}0, 1]", value)
+
+
+def require_rescale_factors(values, n_pairs: int, name: str = "rescale_factors") -> None:
+    """LongRoPE's λ_i: n_pairs finite numbers above 0, one per pair."""
+    require_vector(values, n_pairs, name, shape="hold one factor per pair, shape (d/2,)", items="finite factors above 0", positive=True)
+
+
+def require_log_length(original_max_len, name: str = "original_max_len") -> None:
+    """A trained length L whose logarithm can divide (LongRoPE's attention factor √(1 + ln s / ln L))."""
+    if require_positive_int(original_max_len, name) < 2:
+        refuse(name, "be at least 2 (ln L is the denominator)", original_max_len)
+
+
 def partial_rotary_dim(head_dim: int, partial_rotary_factor: float, name: str = "partial_rotary_factor") -> int:
     """int(head_dim · fraction): the rotated part of a head (GPT-NeoX, Phi); it must be even. `name` is the
     fraction's name in the errors (GPT-NeoX calls it rotary_pct)."""
-    head_dim = require_even_dim(head_dim, "head_dim")
-    fraction = require_real(partial_rotary_factor, name)
-    if not 0 < fraction <= 1:
-        raise ValueError(f"{name} must lie in (0, 1], got {fraction}")
-    return require_even_dim(int(head_dim * fraction), f"int(head_dim · {name}) = int({head_dim} · {fraction})")
+    require_even_dim(head_dim, "head_dim")
+    require_fraction(partial_rotary_factor, name, low_open=True)
+    rotary = int(head_dim * partial_rotary_factor)
+    require_even_dim(rotary, f"int(head_dim · {name}) = int({head_dim} · {partial_rotary_factor})")
+    return rotary
 
 
 def config_rotary_dim(head_dim: int, *, rotary_pct: float | None = None, partial_rotary_factor: float | None = None) -> int:
@@ -60,10 +91,11 @@ def config_rotary_dim(head_dim: int, *, rotary_pct: float | None = None, partial
         return partial_rotary_dim(head_dim, rotary_pct, "rotary_pct")
     if partial_rotary_factor is not None:
         return partial_rotary_dim(head_dim, partial_rotary_factor)
-    return require_even_dim(head_dim, "head_dim")
+    require_even_dim(head_dim, "head_dim")
+    return head_dim
 
 
-@checked_by(_validate.scaled_frequencies_arguments)
+@checked_by(arguments(d=require_even_dim, base=require_base, factor=require_factor))
 def position_interpolation_inv_freq(
     d: int, base: float = DEFAULT_BASE, factor: float = 2.0
 ) -> np.ndarray:
@@ -77,7 +109,7 @@ def position_interpolation_inv_freq(
     return inv_freq(d, base) / factor
 
 
-@checked_by(_validate.ntk_base_arguments)
+@checked_by(arguments(d=(require_even_dim, require_ntk_dim), base=require_base, factor=require_factor))
 def ntk_base(
     d: int, base: float = DEFAULT_BASE, factor: float = 2.0
 ) -> float:
@@ -95,7 +127,7 @@ def ntk_inv_freq(d: int, base: float = DEFAULT_BASE, factor: float = 2.0) -> np.
     return inv_freq(d, ntk_base(d, base, factor))
 
 
-@checked_by(_validate.dynamic_ntk_factor_arguments)
+@checked_by(arguments(factor=require_factor, seq_len=require_positive_int, original_max_len=require_positive_int))
 def dynamic_ntk_factor(
     factor: float, seq_len: int, original_max_len: int
 ) -> float:
@@ -122,7 +154,13 @@ def yarn_correction_pair(n_rotations: float, d: int, base: float, original_max_l
     return d * math.log(original_max_len / (2 * math.pi * n_rotations)) / (2 * math.log(base))
 
 
-@checked_by(_validate.yarn_ramp_arguments)
+_YARN_RAMP_CHECKS = (
+    arguments(d=require_even_dim, base=require_base, original_max_len=require_positive_int, truncate=require_bool),
+    increasing("beta_slow", "beta_fast"),
+)
+
+
+@checked_by(*_YARN_RAMP_CHECKS)
 def yarn_ramp(
     d: int,
     base: float = DEFAULT_BASE,
@@ -156,6 +194,7 @@ def yarn_ramp(
     return 1.0 - fraction
 
 
+@checked_by(*_YARN_RAMP_CHECKS, arguments(factor=require_factor))
 def yarn_inv_freq(
     d: int,
     base: float = DEFAULT_BASE,
@@ -169,10 +208,10 @@ def yarn_inv_freq(
     """θ'_i = (1 − γ_i)·θ_i/s + γ_i·θ_i: YaRN's "NTK-by-parts" frequencies (Peng et al. 2023)."""
     gamma = yarn_ramp(d, base, original_max_len=original_max_len, beta_fast=beta_fast, beta_slow=beta_slow, truncate=truncate)
     theta = inv_freq(d, base)
-    return (1 - gamma) * theta / require_factor(factor) + gamma * theta
+    return (1 - gamma) * theta / factor + gamma * theta
 
 
-@checked_by(_validate.yarn_attention_factor_arguments)
+@checked_by(arguments(factor=require_factor, mscale=require_positive_real))
 def yarn_attention_factor(factor: float, mscale: float = 1.0) -> float:
     """√(1/t) = 0.1·mscale·ln s + 1 (Peng et al. 2023, where mscale = 1):
     cos and sin are multiplied by it, so every logit by its square,
@@ -185,6 +224,7 @@ def yarn_attention_factor(factor: float, mscale: float = 1.0) -> float:
     return 0.1 * mscale * math.log(factor) + 1.0
 
 
+@checked_by(arguments(factor=require_factor, mscale=require_positive_real, mscale_all_dim=require_positive_real))
 def deepseek_yarn_attention_factor(factor: float, mscale: float, mscale_all_dim: float) -> float:
     """(0.1·mscale·ln s + 1) / (0.1·mscale_all_dim·ln s + 1): the cos/sin factor of a YaRN config that sets both
     mscale and mscale_all_dim (DeepSeek-V2, DeepSeek-AI 2024; Hugging Face's `_compute_yarn_parameters`).
@@ -193,19 +233,24 @@ def deepseek_yarn_attention_factor(factor: float, mscale: float, mscale_all_dim:
     temperature into the softmax scale instead (multiplied by yarn_attention_factor(s, mscale_all_dim)²,
     outside RoPE, which `rope_lib.Attention` does not do).
     """
-    mscale, mscale_all_dim = require_positive_real(mscale, "mscale"), require_positive_real(mscale_all_dim, "mscale_all_dim")
     return yarn_attention_factor(factor, mscale) / yarn_attention_factor(factor, mscale_all_dim)
 
 
+@checked_by(arguments(original_max_len=require_positive_int), increasing("low_freq_factor", "high_freq_factor"))
 def llama3_wavelength_bounds(original_max_len: int, low_freq_factor: float, high_freq_factor: float) -> tuple[float, float]:
     """(L/high_freq_factor, L/low_freq_factor): below the first wavelength Llama 3.1's rule keeps a frequency,
     above the second it divides it by the factor (2048 and 8192 for Llama 3.1; Dubey et al. 2024, Meta's `apply_scaling`)."""
-    original_max_len = require_positive_int(original_max_len, "original_max_len")
-    low, high = require_increasing_pair(low_freq_factor, high_freq_factor, "low_freq_factor", "high_freq_factor")
-    return original_max_len / high, original_max_len / low
+    return original_max_len / high_freq_factor, original_max_len / low_freq_factor
 
 
-@checked_by(_validate.llama3_scale_freqs_arguments)
+def llama3_scale_freqs_arguments(a) -> None:
+    freqs = a["freqs"]
+    require_vector(freqs, np.size(freqs), "freqs", shape="have shape (d/2,)", items="positive finite frequencies", positive=True)
+    arguments(factor=require_factor, original_max_len=require_positive_int)(a)
+    increasing("low_freq_factor", "high_freq_factor")(a)
+
+
+@checked_by(llama3_scale_freqs_arguments)
 def llama3_scale_freqs(
     freqs,
     factor: float = 8.0,
@@ -222,6 +267,7 @@ def llama3_scale_freqs(
     frequency blends the two with weight (L/λ − low)/(high − low),
     continuous at both ends.
     """
+    freqs = np.asarray(freqs, dtype=np.float64)  # a list too
     low, high = low_freq_factor, high_freq_factor
     shortest_blended, longest_blended = llama3_wavelength_bounds(
         original_max_len, low, high
@@ -250,11 +296,17 @@ def llama3_inv_freq(
 
 
 def longrope_rescale_factors(values, n_pairs: int, name: str = "rescale_factors") -> np.ndarray:
-    """λ_i: one rescale factor per pair, n_pairs finite numbers above 0, as float64 (a list, tuple or array)."""
-    return require_rescale_factors(values, require_positive_int(n_pairs, "n_pairs"), name)
+    """λ_i: one rescale factor per pair, n_pairs finite numbers above 0 (a list, tuple or array), as float64."""
+    require_rescale_factors(values, require_positive_int(n_pairs, "n_pairs"), name)
+    return np.asarray(values, dtype=np.float64)
 
 
-@checked_by(_validate.longrope_inv_freq_arguments)
+def longrope_inv_freq_arguments(a) -> None:
+    arguments(d=require_even_dim, base=require_base)(a)
+    require_rescale_factors(a["rescale_factors"], a["d"] // 2)
+
+
+@checked_by(longrope_inv_freq_arguments)
 def longrope_inv_freq(
     d: int, base: float = DEFAULT_BASE, *, rescale_factors
 ) -> np.ndarray:
@@ -266,11 +318,13 @@ def longrope_inv_freq(
 def longrope_uses_long_factors(seq_len: int | None, original_max_len: int) -> bool:
     """True when the current length T exceeds the trained context L: LongRoPE then takes its long factor set, else
     (T ≤ L, or no length given) the short one, as Hugging Face's `longrope` does (Phi-3)."""
-    original_max_len = require_positive_int(original_max_len, "original_max_len")
-    return seq_len is not None and require_positive_int(seq_len, "seq_len") > original_max_len
+    require_positive_int(original_max_len, "original_max_len")
+    if seq_len is not None:
+        require_positive_int(seq_len, "seq_len")
+    return seq_len is not None and seq_len > original_max_len
 
 
-@checked_by(_validate.longrope_attention_factor_arguments)
+@checked_by(arguments(factor=require_factor, original_max_len=require_log_length))
 def longrope_attention_factor(
     factor: float, original_max_len: int
 ) -> float:
@@ -282,11 +336,12 @@ def longrope_attention_factor(
 
 def proportional_kept_pairs(head_dim: int, proportion: float) -> int:
     """⌊p·d/2⌋: how many of the fastest pairs p-RoPE keeps rotating (Barbero et al. 2024); p = 0 is NoPE, p = 1 RoPE."""
-    head_dim = require_even_dim(head_dim, "head_dim")
-    return math.floor(require_proportion(proportion) * head_dim / 2)
+    require_even_dim(head_dim, "head_dim")
+    require_fraction(proportion, "proportion")
+    return math.floor(proportion * head_dim / 2)
 
 
-@checked_by(_validate.proportional_inv_freq_arguments)
+@checked_by(arguments(head_dim=require_even_dim, base=require_base, factor=require_factor, proportion=require_fraction))
 def proportional_inv_freq(
     head_dim: int,
     base: float = DEFAULT_BASE,
@@ -341,7 +396,7 @@ def _longrope_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) 
     """"longrope": `longrope_inv_freq` with the long factor set past the trained length, the short one otherwise."""
     long = longrope_uses_long_factors(seq_len, rule.original_max_len)
     factors, name = (rule.long_factor, "long_factor") if long else (rule.short_factor, "short_factor")
-    d = require_even_dim(d, "d")
+    require_even_dim(d, "d")
     return inv_freq(d, base) / longrope_rescale_factors(factors, d // 2, name)
 
 
@@ -374,9 +429,6 @@ METHODS = tuple(SCALING_RULES)
 FACTOR_RULES = tuple(method for method in SCALING_RULES if method not in ("longrope", "proportional"))
 """The rules a factor s and the trained length L define on their own, the ones chapter "Longer contexts" compares
 (`scaled_frequencies`); "longrope" needs its searched factor sets and "proportional" its proportion."""
-
-_NEEDS_ORIGINAL_MAX_LEN = ("dynamic", "yarn", "llama3", "longrope")
-_YARN_ONLY = ("mscale", "mscale_all_dim")
 
 
 @dataclass(frozen=True)
@@ -412,36 +464,30 @@ class RopeScaling:
     proportion: float | None = None
 
     def __post_init__(self):
+        """Every field is checked here, whatever the method; then what the method needs and reads (`METHOD_FIELDS`)."""
         if not isinstance(self.method, str) or self.method not in SCALING_RULES:
-            raise ValueError(f"method must be one of SCALING_RULES {tuple(SCALING_RULES)}, got {self.method!r}")
-        require_factor(self.factor)
-        if self.original_max_len is not None:
-            require_positive_int(self.original_max_len, "original_max_len")
-        elif self.method in _NEEDS_ORIGINAL_MAX_LEN:
-            raise ValueError(f"original_max_len (the trained context length) is needed by method {self.method!r}")
-        require_increasing_pair(self.beta_slow, self.beta_fast, "beta_slow", "beta_fast")
-        require_bool(self.truncate, "truncate")
-        require_increasing_pair(self.low_freq_factor, self.high_freq_factor, "low_freq_factor", "high_freq_factor")
-        for name in _YARN_ONLY:
-            if require_optional_positive_real(getattr(self, name), name) is not None and self.method != "yarn":
-                raise ValueError(f"{name} is used only by method 'yarn', got method {self.method!r}")
-        override = require_optional_positive_real(self.attention_factor_override, "attention_factor_override")
-        if override is not None and self.method not in ("yarn", "longrope"):
-            raise ValueError(f"attention_factor_override is used only by methods 'yarn' and 'longrope', got method {self.method!r}")
-        if (self.mscale is None) != (self.mscale_all_dim is None) and self.attention_factor_override is None:
+            refuse("method", f"be one of SCALING_RULES {tuple(SCALING_RULES)}", repr(self.method))
+        fields = vars(self)
+        arguments(factor=require_factor, original_max_len=optional(require_positive_int), truncate=require_bool,
+                  short_factor=optional(require_factor_set), long_factor=optional(require_factor_set),
+                  proportion=optional(require_fraction))(fields)
+        increasing("beta_slow", "beta_fast")(fields), increasing("low_freq_factor", "high_freq_factor")(fields)
+        for name in ("mscale", "mscale_all_dim", "attention_factor_override"):
+            require_positive_real(fields[name], name, or_none=True)
+        needs, reads = METHOD_FIELDS[self.method]
+        for name in needs:
+            if fields[name] is None:
+                raise ValueError(f"{name}{' (the trained context length)' * (name == 'original_max_len')} is needed by method {self.method!r}")
+        for name in RULE_ONLY_FIELDS:
+            if fields[name] is not None and name not in needs + reads:
+                users = [method for method, (need, read) in METHOD_FIELDS.items() if name in need + read]
+                raise ValueError(f"{name} is used only by method{'s' * (len(users) > 1)} {' and '.join(map(repr, users))}, got method {self.method!r}")
+        if self.method == "yarn" and (self.mscale is None) != (self.mscale_all_dim is None) and self.attention_factor_override is None:
             raise ValueError(
                 "mscale and mscale_all_dim are used together (their ratio is the attention factor), got only "
                 f"{'mscale' if self.mscale is not None else 'mscale_all_dim'}: Hugging Face ignores a lone one and "
                 "DeepSeek's code does not, so set both, or neither, or attention_factor_override"
             )
-        for name in ("short_factor", "long_factor"):
-            value = getattr(self, name)
-            if (value is None) == (self.method == "longrope"):
-                raise ValueError(f"{name} is {'needed' if value is None else 'used only'} by method 'longrope', got method {self.method!r}")
-            if value is not None:
-                if not isinstance(value, tuple):
-                    raise TypeError(f"{name} must be a tuple of rescale factors (one per pair), got {type(value).__name__}")
-                longrope_rescale_factors(value, max(len(value), 1), name)
         if self.method == "longrope" and self.attention_factor_override is None:
             require_log_length(self.original_max_len)  # its attention factor divides by ln L
         if self.method == "longrope" and len(self.short_factor) != len(self.long_factor):
@@ -449,10 +495,6 @@ class RopeScaling:
                 "short_factor and long_factor must hold one factor per pair each, the same number, got "
                 f"{len(self.short_factor)} and {len(self.long_factor)}"
             )
-        if self.proportion is not None:
-            if self.method != "proportional":
-                raise ValueError(f"proportion is used only by method 'proportional', got method {self.method!r}")
-            proportional_kept_pairs(2, self.proportion)  # checks 0 ≤ p ≤ 1
 
     @property
     def is_dynamic(self) -> bool:
@@ -480,8 +522,33 @@ class RopeScaling:
         """θ'_i for a rotary dimension d, from the method's entry of `SCALING_RULES`; seq_len is the current
         length, which only "dynamic" uses."""
         if seq_len is not None:
-            seq_len = require_positive_int(seq_len, "seq_len")
+            require_positive_int(seq_len, "seq_len")
         return SCALING_RULES[self.method](self, d, base, seq_len)
+
+
+METHOD_FIELDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = MappingProxyType(
+    {
+        "linear": ((), ()),
+        "ntk": ((), ()),
+        "dynamic": (("original_max_len",), ()),
+        "yarn": (("original_max_len",), ("mscale", "mscale_all_dim", "attention_factor_override")),
+        "llama3": (("original_max_len",), ()),
+        "longrope": (("original_max_len", "short_factor", "long_factor"), ("attention_factor_override",)),
+        "proportional": ((), ("proportion",)),
+    }
+)
+"""Each method → (the fields it needs, the optional ones it reads): the rule a `RopeScaling` of that method is held
+to when it is made, one per method, as Hugging Face's `modeling_rope_utils` keeps one validation per rope_type."""
+
+RULE_ONLY_FIELDS = ("mscale", "mscale_all_dim", "attention_factor_override", "short_factor", "long_factor", "proportion")
+"""The fields only some methods use: None for the others."""
+
+
+def require_factor_set(value, name: str) -> None:
+    """LongRoPE's short_factor or long_factor: a tuple of rescale factors λ_i, one per pair."""
+    if not isinstance(value, tuple):
+        refuse(name, "be a tuple of rescale factors (one per pair)", type(value).__name__, TypeError)
+    require_rescale_factors(value, max(len(value), 1), name)
 
 
 def scaled_frequencies(method: str, factor: float, d: int, base: float, original_max_len: int) -> tuple[np.ndarray, float]:
@@ -491,12 +558,17 @@ def scaled_frequencies(method: str, factor: float, d: int, base: float, original
         return inv_freq(d, base), 1.0
     if not isinstance(method, str) or method not in FACTOR_RULES:
         raise ValueError(f"method must be 'none' or one of FACTOR_RULES {FACTOR_RULES}, got {method!r}")
-    original_max_len = require_positive_int(original_max_len, "original_max_len")
+    require_positive_int(original_max_len, "original_max_len")
     rule = RopeScaling(method, factor, original_max_len=original_max_len)
     return SCALING_RULES[method](rule, d, base, int(factor * original_max_len)), rule.attention_factor
 
 
-@checked_by(_validate.angle_coverage_arguments)
+def angle_coverage_arguments(a) -> None:
+    arguments(d=require_even_dim, context_len=require_positive_int)(a)
+    inv_freq_or_base_arguments(a, a["d"], "freqs")
+
+
+@checked_by(angle_coverage_arguments)
 def angle_coverage(
     d: int,
     base: float = DEFAULT_BASE,
@@ -510,5 +582,5 @@ def angle_coverage(
     Pairs with coverage 1 have met every angle in training; the others
     meet new angles as soon as the context grows past L.
     """
-    theta = inv_freq(d, base) if freqs is None else freqs
+    theta = inv_freq(d, base) if freqs is None else np.asarray(freqs)
     return np.minimum(1.0, (context_len - 1) * theta / (2 * np.pi))

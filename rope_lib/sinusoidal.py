@@ -11,12 +11,11 @@ import numbers
 
 import numpy as np
 
-from . import _validate
-from ._validate import checked_by, require_even_dim, require_positive_int
+from ._validate import arguments, checked_by, refuse, require_base, require_even_dim, require_matrix_for, require_positive_int
 from .frequencies import DEFAULT_BASE, angles
 
 
-@checked_by(_validate.sinusoidal_encoding_loop_arguments)
+@checked_by(arguments(seq_len=require_positive_int, d=require_even_dim, base=require_base))
 def sinusoidal_encoding_loop(
     seq_len: int, d: int, base: float = DEFAULT_BASE
 ) -> np.ndarray:
@@ -37,7 +36,7 @@ def sinusoidal_encoding_loop(
 
 def sinusoidal_encoding(seq_len: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """The same (seq_len, d) table in one vectorised step from the shared angles m·θ_i."""
-    seq_len = require_positive_int(seq_len, "seq_len")
+    require_positive_int(seq_len, "seq_len")
     return sinusoidal_position(np.arange(seq_len), d, base)  # (seq_len, d)
 
 
@@ -60,13 +59,22 @@ def sinusoidal_pair(m, i: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray
     As m grows the point walks round the unit circle, clockwise in these
     (sine, cosine) coordinates: pair i of p_{m+Δ} = R(−Δθ_i) · pair i of p_m.
     """
-    d = require_even_dim(d, "d")
+    require_even_dim(d, "d")
     if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < d // 2:
-        raise ValueError(f"i must be a pair index in [0, {d // 2}) for d = {d}, got {i!r}")
+        refuse("i", f"be a pair index in [0, {d // 2}) for d = {d}", repr(i))
     return sinusoidal_position(m, d, base)[..., 2 * i : 2 * i + 2]  # m.shape + (2,)
 
 
-@checked_by(_validate.absolute_position_score_arguments)
+def absolute_position_score_arguments(a) -> None:
+    x_m, x_n = np.asarray(a["x_m"], dtype=np.float64), np.asarray(a["x_n"], dtype=np.float64)
+    if x_m.ndim != 1 or x_m.shape != x_n.shape:
+        refuse("x_m and x_n", "be vectors of one length d", f"shapes {x_m.shape} and {x_n.shape}")
+    require_even_dim(x_m.size, "the length d of x_m and x_n")
+    require_matrix_for(a["w_q"], x_m.size, "w_q"), require_matrix_for(a["w_k"], x_m.size, "w_k")
+    require_base(a["base"])
+
+
+@checked_by(absolute_position_score_arguments)
 def absolute_position_score(
     x_m, x_n, m, n, w_q, w_k, base: float = DEFAULT_BASE
 ) -> float:
@@ -77,6 +85,7 @@ def absolute_position_score(
     It expands into four terms, and only the p_m·p_n part depends on
     m − n alone.
     """
+    x_m, x_n = np.asarray(x_m, dtype=float), np.asarray(x_n, dtype=float)
     d = x_m.size
     q = w_q @ (x_m + sinusoidal_position(m, d, base))  # (d_out,)
     k = w_k @ (x_n + sinusoidal_position(n, d, base))  # (d_out,)

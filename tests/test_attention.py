@@ -1,17 +1,14 @@
-"""The LLaMA-style attention: KV cache, causal mask, relative scores, training, and parity with Meta's module."""
+"""The LLaMA-style attention: KV cache, causal mask, relative scores, training, and parity with Meta's module.
+
+Each test runs the attention block of a one-layer model as `Model.forward` runs it (tests/attention_block.py)."""
 
 import pytest
 import torch
 
-from rope_lib import Attention, causal_mask, default_device
-from rope_lib.kernels import FusedAttention
+from attention_block import Block
+from rope_lib import Model, ModelConfig, causal_mask, default_device
 
-
-def make(dtype=torch.float64, **kwargs):
-    torch.manual_seed(0)
-    options = dict(max_batch_size=2, max_seq_len=64, device="cpu", dtype=dtype)
-    options.update(kwargs)
-    return Attention(32, 4, **options)
+make = Block
 
 
 @pytest.mark.parametrize("layout", ["interleaved", "half"])
@@ -27,7 +24,7 @@ def test_prefill_plus_cached_steps_equals_one_full_pass(layout, n_kv_heads, k):
     torch.testing.assert_close(torch.cat(pieces, dim=1), full, rtol=0, atol=1e-12)
 
 
-BLOCKS = {"eager": Attention, "fused": FusedAttention}
+BLOCKS = {"eager": False, "fused": True}
 
 
 @pytest.mark.parametrize("block", BLOCKS)
@@ -37,7 +34,7 @@ def test_a_block_trains_step_after_step(block, use_cache):
     through the graph a second time", even after reset_cache(). Now several optimiser steps run and
     the loss falls."""
     torch.manual_seed(0)
-    attention = BLOCKS[block](16, 2, max_seq_len=8, device="cpu", dtype=torch.float32)
+    attention = Block(torch.float32, dim=16, n_heads=2, max_seq_len=8, fused=BLOCKS[block])
     optimiser = torch.optim.SGD(attention.parameters(), lr=0.1)
     x, target = torch.randn(1, 8, 16), torch.randn(1, 8, 16)
     losses = []
@@ -54,7 +51,7 @@ def test_a_block_trains_step_after_step(block, use_cache):
 def test_gradients_with_and_without_the_cache_agree_for_a_prefill(block):
     """A prefill at position 0 computes the same function with or without the cache, so the same gradient."""
     torch.manual_seed(0)
-    attention = BLOCKS[block](16, 2, n_kv_heads=1, max_seq_len=8, device="cpu", dtype=torch.float64)
+    attention = Block(dim=16, n_heads=2, n_kv_heads=1, max_seq_len=8, fused=BLOCKS[block])
     x = torch.randn(1, 6, 16, dtype=torch.float64)
     grads = []
     for use_cache in (True, False):
@@ -71,19 +68,21 @@ def test_without_the_cache_the_tokens_attend_to_each_other_only():
     attention = make()
     x = torch.randn(2, 5, 32, dtype=torch.float64)
     out = attention(x, start_pos=7, use_cache=False)
-    assert attention.cache.k.abs().sum() == 0 and attention.cache.v.abs().sum() == 0
+    cache = attention.attention.cache
+    assert cache.k.abs().sum() == 0 and cache.v.abs().sum() == 0
     by_hand_scores = attention.scores(x, range(7, 12)) + causal_mask(5, 0).double()
-    values = (x @ attention.qkv_weights()[2].T).view(2, 5, 4, 8)
+    values = (x @ attention.attention.qkv_weights()[2].T).view(2, 5, 4, 8)
     expected = torch.einsum("bhts,bshd->bthd", torch.softmax(by_hand_scores, dim=-1), values).reshape(2, 5, 32)
-    torch.testing.assert_close(out, attention.wo(expected), rtol=0, atol=1e-12)
+    torch.testing.assert_close(out, attention.attention.wo(expected), rtol=0, atol=1e-12)
 
 
 def test_positions_past_the_table_need_no_cache():
-    """With use_cache=False nothing limits the positions to max_seq_len: the tables are computed for them."""
+    """With use_cache=False nothing limits the positions to max_seq_len: the tables are computed for them.
+    The model refuses a cached pass that would not fit."""
     attention = make(max_seq_len=4)
     x = torch.randn(1, 6, 32, dtype=torch.float64)
     with pytest.raises(ValueError, match="past the cache"):
-        attention(x)
+        attention.model(torch.zeros(1, 6, dtype=torch.int64))
     torch.testing.assert_close(attention(x, start_pos=100, use_cache=False), attention(x, use_cache=False), rtol=0, atol=1e-12)
 
 
@@ -117,15 +116,15 @@ def test_forward_scores_are_the_relative_scores():
     attention = make()
     x = torch.randn(1, 6, 32, dtype=torch.float64)
     weights = torch.softmax(attention.scores(x, range(6)) + causal_mask(6, 0).double(), dim=-1)
-    values = (x @ attention.qkv_weights()[2].T).view(1, 6, 4, 8)
-    expected = attention.wo(torch.einsum("bhts,bshd->bthd", weights, values).reshape(1, 6, 32))
+    values = (x @ attention.attention.qkv_weights()[2].T).view(1, 6, 4, 8)
+    expected = attention.attention.wo(torch.einsum("bhts,bshd->bthd", weights, values).reshape(1, 6, 32))
     torch.testing.assert_close(attention(x), expected, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 def test_half_precision_module(dtype):
     attention = make(dtype=dtype)
-    assert attention.rope.cos.dtype == torch.float32
+    assert attention.model.rope.cos.dtype == torch.float32
     out = attention(torch.randn(1, 5, 32).to(dtype))
     assert out.dtype == dtype
 
@@ -133,7 +132,8 @@ def test_half_precision_module(dtype):
 def test_default_device_follows_cuda():
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert default_device().type == expected
-    assert Attention(16, 2, max_seq_len=4).wqkv.weight.device.type == expected
+    config = ModelConfig(vocab_size=4, dim=16, n_layers=1, n_heads=2, hidden_dim=8, max_seq_len=4)
+    assert Model(config).layers[0].attention.wqkv.weight.device.type == expected
 
 
 @pytest.fixture(scope="module")
@@ -158,10 +158,10 @@ def test_matches_metas_reference_attention(meta_model_parallel, n_kv_heads):
     from llama_models.llama3.args import ModelArgs
 
     dim, n_heads, theta = 64, 4, 10000.0
-    ours = Attention(dim, n_heads, n_kv_heads=n_kv_heads, max_batch_size=2, max_seq_len=32, base=theta, device="cpu")
+    ours = Block(torch.float32, dim=dim, n_heads=n_heads, n_kv_heads=n_kv_heads, max_seq_len=32, base=theta)
     theirs = meta.Attention(ModelArgs(dim=dim, n_heads=n_heads, n_kv_heads=n_kv_heads, max_batch_size=2, max_seq_len=32))
     with torch.no_grad():
-        for name, weight in zip(("wq", "wk", "wv", "wo"), (*ours.qkv_weights(), ours.wo.weight)):
+        for name, weight in zip(("wq", "wk", "wv", "wo"), (*ours.attention.qkv_weights(), ours.attention.wo.weight)):
             getattr(theirs, name).weight.copy_(weight)
     freqs_cis = meta.precompute_freqs_cis(dim // n_heads, 64, theta)
 
@@ -174,9 +174,10 @@ def test_matches_metas_reference_attention(meta_model_parallel, n_kv_heads):
             torch.testing.assert_close(ours(x[:, start:end], start_pos=start), expected, rtol=1e-4, atol=1e-5)
 
 
-def by_the_formula(attention, x, bias):
+def by_the_formula(block, x, bias):
     """Attention written out from the papers, slowly: per head h, scores q·k/√D + bias_h, the causal mask
     (keys j ≤ i), softmax, the weighted values, W_o. GQA: query head h reads key/value head h // (H / Hkv)."""
+    attention = block.attention
     batch, seq, _ = x.shape
     heads, kv_heads, d = attention.n_heads, attention.n_kv_heads, attention.head_dim
     wq, wk, wv = attention.qkv_weights()
@@ -202,7 +203,7 @@ def alibi_slope(h, heads):
 def test_alibi_scores_and_outputs_are_the_papers_formula(n_kv_heads):
     attention = make(position_encoding="alibi", n_kv_heads=n_kv_heads)
     x = torch.randn(2, 7, 32, dtype=torch.float64)
-    wq, wk, _ = attention.qkv_weights()
+    wq, wk, _ = attention.attention.qkv_weights()
     q = (x @ wq.T).view(2, 7, 4, 8)
     k = (x @ wk.T).view(2, 7, n_kv_heads, 8).repeat_interleave(4 // n_kv_heads, dim=2)
     positions = torch.arange(3, 10)
@@ -235,9 +236,9 @@ def test_nope_scores_are_plain_dot_products_and_nothing_is_rotated(monkeypatch):
 
     monkeypatch.setattr(rope_lib.llama, "rotate_pairs", no_rotation)
     attention = make(position_encoding="none", n_kv_heads=2)
-    assert attention.rope is None
+    assert attention.model.rope is None
     x = torch.randn(2, 6, 32, dtype=torch.float64)
-    wq, wk, _ = attention.qkv_weights()
+    wq, wk, _ = attention.attention.qkv_weights()
     q = (x @ wq.T).view(2, 6, 4, 8)
     k = (x @ wk.T).view(2, 6, 2, 8)
     plain = torch.einsum("bihd,bjhd->bhij", q, k.repeat_interleave(2, dim=2)) / 8**0.5
@@ -250,7 +251,7 @@ def test_nope_scores_are_plain_dot_products_and_nothing_is_rotated(monkeypatch):
 @pytest.mark.parametrize(
     "kwargs, words",
     [
-        ({"position_encoding": "rotary"}, r"position_encoding must be one of \('rope', 'none', 'alibi'\)"),
+        ({"position_encoding": "rotary"}, r"position_encoding must be one of \('rope', 'none', 'sinusoidal', 'learned', 'alibi'\)"),
         ({"position_encoding": None}, "position_encoding must be one of"),
         ({"position_encoding": "none", "scaling": __import__("rope_lib").RopeScaling("linear", 2.0)}, "RoPE's settings"),
         ({"position_encoding": "alibi", "rotary_dim": 4}, "RoPE's settings"),

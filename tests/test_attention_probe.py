@@ -28,7 +28,9 @@ def test_the_weights_are_those_the_model_computes(encoding):
         x = layer.attention_norm(h)
         v = (x @ layer.attention.qkv_weights()[2].T).view(3, 12, 2, 16)  # (B, T, H, D)
         rebuilt = layer.attention.wo(torch.einsum("bhts,bshd->bthd", weights[0], v).reshape(3, 12, 32))
-        torch.testing.assert_close(rebuilt, layer.attention(x, use_cache=False), atol=1e-5, rtol=1e-5)
+        rope = None if model.rope is None else model.rope(torch.arange(12), seq_len=12)  # as Model.forward hands them down
+        own = layer.attention(x, 0, rope, model.mask(0, 12, x.dtype), use_cache=False)
+        torch.testing.assert_close(rebuilt, own, atol=1e-5, rtol=1e-5)
 
 
 def planted(seq=16, layers=2, heads=3):

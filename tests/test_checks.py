@@ -4,13 +4,24 @@ import pytest
 import torch
 
 from rope_lib import (
-    Attention,
+    Model,
+    ModelConfig,
     apply_rope,
     apply_rotary_emb,
     precompute_freqs_cis,
     rope_cos_sin,
-    rotate_pairs,
 )
+from rope_lib.kernels import rotate_pairs_fused  # the checked entry for tables a caller hands in
+from rope_lib.teach.attention_probe import layer_scores
+
+
+def config(**options):
+    """A one-layer model's shape: dim 16, two heads of 8 (a config checks itself when it is made)."""
+    return ModelConfig(**(dict(vocab_size=8, dim=16, n_layers=1, n_heads=2, hidden_dim=8, device="cpu") | options))
+
+
+def tokens(batch=1, seq=2):
+    return torch.zeros(batch, seq, dtype=torch.int64)
 
 
 def x_of(d=8, t=4, dtype=torch.float32):
@@ -25,7 +36,7 @@ def test_odd_head_dimension():
     with pytest.raises(ValueError, match=r"dim must be a positive even integer.*got 7"):
         precompute_freqs_cis(7, 4)
     with pytest.raises(ValueError, match=r"head_dim \(dim / n_heads\) must be a positive even integer"):
-        Attention(12, 4, device="cpu")
+        config(dim=12, n_heads=4)
 
 
 def test_wrong_rank():
@@ -44,17 +55,17 @@ def test_table_shape_mismatch():
         apply_rotary_emb(x_of(), x_of(), table)
     cos, sin = rope_cos_sin(range(3), 8)
     with pytest.raises(ValueError, match=r"cos must have shape \(T, D/2\) = \(4, 4\)"):
-        rotate_pairs(x_of(), cos, sin)
+        rotate_pairs_fused(x_of(), cos, sin)
 
 
 def test_positions_beyond_the_table():
-    attention = Attention(16, 2, max_seq_len=8, device="cpu")
+    model = Model(config(max_seq_len=8))
     with pytest.raises(ValueError, match=r"start_pos \+ T = 6 \+ 3 = 9 is past the cache of max_seq_len=8 positions"):
-        attention(torch.randn(1, 3, 16), start_pos=6)
+        model(tokens(1, 3), start_pos=6)
     with pytest.raises(ValueError, match=r"start_pos must be a non-negative int"):
-        attention(torch.randn(1, 3, 16), start_pos=-1)
+        model(tokens(1, 3), start_pos=-1)
     with pytest.raises(ValueError, match=r"the batch has 2 sequences, more than max_batch_size=1"):
-        attention(torch.randn(2, 3, 16))
+        model(tokens(2, 3))
 
 
 def test_table_of_another_dtype():
@@ -62,11 +73,11 @@ def test_table_of_another_dtype():
         apply_rotary_emb(x_of(dtype=torch.float64), x_of(dtype=torch.float64), precompute_freqs_cis(8, 4))
     cos, sin = rope_cos_sin(range(4), 8, dtype=torch.float64)
     with pytest.raises(TypeError, match=r"cos must have dtype torch.float32 to rotate x of dtype torch.float32"):
-        rotate_pairs(x_of(), cos, sin)
+        rotate_pairs_fused(x_of(), cos, sin)
     with pytest.raises(TypeError, match=r"freqs_cis must be a complex tensor"):
         apply_rotary_emb(x_of(), x_of(), torch.ones(4, 4))
-    with pytest.raises(TypeError, match=r"x must have the module's dtype torch.float32, got torch.float64"):
-        Attention(16, 2, device="cpu")(torch.randn(1, 3, 16, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"x must have the model's dtype torch.float32 on cpu, got torch.float64"):
+        layer_scores(Model(config()), 0, torch.randn(1, 3, 16, dtype=torch.float64), range(3))
 
 
 def test_table_on_another_device():
@@ -75,7 +86,7 @@ def test_table_on_another_device():
         apply_rotary_emb(x_of(), x_of(), precompute_freqs_cis(8, 4).to(meta))
     cos, sin = rope_cos_sin(range(4), 8)
     with pytest.raises(ValueError, match=r"cos must be on x's device cpu, got meta"):
-        rotate_pairs(x_of(), cos.to(meta), sin.to(meta))
+        rotate_pairs_fused(x_of(), cos.to(meta), sin.to(meta))
     with pytest.raises(ValueError, match=r"positions must be on device cpu like the input, got meta"):
         apply_rope(x_of(), torch.arange(4, device=meta))
 
@@ -98,6 +109,15 @@ def test_non_float_input_and_unknown_layout():
         apply_rotary_emb(x_of(), x_of(dtype=torch.float64), precompute_freqs_cis(8, 4))
 
 
+def test_a_bad_layout_is_told_the_two_conventions():
+    """The error says what each name means, so a reader who knows "Meta's" or "Hugging Face's" can pick."""
+    with pytest.raises(ValueError) as error:
+        apply_rope(x_of(), range(4), layout="neox")
+    message = str(error.value)
+    assert "'interleaved' pairs coordinates (2i, 2i+1), as Meta's LLaMA does" in message
+    assert "'half' pairs (i, i + D/2), as Hugging Face does" in message
+
+
 def test_errors_name_the_argument_the_caller_passed():
     """Each message names the parameter as the function spells it: dim, not d; base in rope_lib's own functions, and
     theta in precompute_freqs_cis, which keeps Meta's signature."""
@@ -110,7 +130,7 @@ def test_errors_name_the_argument_the_caller_passed():
     with pytest.raises(ValueError, match=r"^base must be a finite number greater than 1"):
         rope_cos_sin(range(4), 8, base=float("inf"))
     with pytest.raises(ValueError, match=r"^base must be a finite number greater than 1"):
-        Attention(16, 2, base=1.0, device="cpu")
+        config(base=1.0)
 
 
 @pytest.mark.parametrize("dtype", ["float32", torch.int64, torch.bool, torch.complex64, 32])
@@ -124,34 +144,34 @@ def test_table_dtype_must_be_a_real_floating_torch_dtype(dtype):
 def test_attention_refuses_a_dtype_it_cannot_compute_in(dtype):
     """These once reached torch internals (int64, a string) or failed only in forward (complex64)."""
     with pytest.raises(TypeError, match=r"^dtype must be a (torch.dtype|floating dtype)"):
-        Attention(16, 2, device="cpu", dtype=dtype)
+        config(dtype=dtype)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="the message is for a machine without a GPU")
 def test_attention_on_cuda_without_a_gpu_says_so():
     with pytest.raises(ValueError, match=r"^device is 'cuda', but no CUDA device is visible"):
-        Attention(16, 2, device="cuda")
+        config(device="cuda")
 
 
 @pytest.mark.parametrize("device", ["gpu", 3.5, "cpu:x"])
 def test_attention_refuses_a_device_torch_does_not_know(device):
     with pytest.raises(ValueError, match=r"^device must be a torch.device or a device string"):
-        Attention(16, 2, device=device)
+        config(device=device)
 
 
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: Attention(16, 2, device="cpu", max_seq_len=0), r"^max_seq_len must be a positive integer"),
-        (lambda: Attention(16, 2, device="cpu", max_batch_size=2.0), r"^max_batch_size must be an int"),
-        (lambda: Attention(16, 2, device="cpu", layout="neox"), r"^layout must be one of"),
-        (lambda: Attention(16, 2, device="cpu", scaling="yarn"), r"^scaling must be a rope_lib.RopeScaling or None"),
-        (lambda: Attention(16, 2, device="cpu", rotary_dim=10), r"^rotary_dim must be at most the head dimension D=8"),
-        (lambda: Attention(16, 2, device="cpu")(torch.zeros(1, 2, 16), start_pos=-1), r"^start_pos must be a non-negative integer"),
-        (lambda: Attention(16, 2, device="cpu")(torch.zeros(1, 2, 16), start_pos=True), r"^start_pos must be an int"),
-        (lambda: Attention(16, 2, device="cpu")(torch.zeros(1, 2, 16), use_cache="no"), r"^use_cache must be True or False"),
-        (lambda: Attention(16, 2, device="cpu").scores(torch.zeros(1, 3, 16), [0, 1]), r"^positions must have shape \(T,\) = \(3,\)"),
-        (lambda: Attention(16, 2, device="cpu").scores(torch.zeros(1, 2, 16), [-1, 0]), r"^positions must be non-negative"),
+        (lambda: config(max_seq_len=0), r"^max_seq_len must be a positive integer"),
+        (lambda: config(max_batch_size=2.0), r"^max_batch_size must be an int"),
+        (lambda: config(layout="neox"), r"^layout must be one of"),
+        (lambda: config(scaling="yarn"), r"^scaling must be a rope_lib.RopeScaling or None"),
+        (lambda: config(rotary_dim=10), r"^rotary_dim must be at most the head dimension D=8"),
+        (lambda: Model(config())(tokens(), start_pos=-1), r"^start_pos must be a non-negative integer"),
+        (lambda: Model(config())(tokens(), start_pos=True), r"^start_pos must be an int"),
+        (lambda: Model(config())(tokens(), use_cache="no"), r"^use_cache must be True or False"),
+        (lambda: layer_scores(Model(config()), 0, torch.zeros(1, 3, 16), [0, 1]), r"^positions must have shape \(T,\) = \(3,\)"),
+        (lambda: layer_scores(Model(config()), 0, torch.zeros(1, 2, 16), [-1, 0]), r"^positions must be non-negative"),
         (lambda: rope_cos_sin([0, 2**70], 8), r"^positions must be integers that fit in int64"),
         (lambda: rope_cos_sin(range(3), 8, attention_factor=0.0), r"^attention_factor must be greater than 0"),
         (lambda: rope_cos_sin(range(3), 8, inv_freq=[1.0, 0.5]), r"^inv_freq must have shape \(rotary_dim/2,\) = \(4,\)"),
@@ -167,4 +187,4 @@ def test_cos_and_sin_of_different_table_shapes_are_refused():
     x = torch.randn(2, 4, 2, 8)
     cos, sin = rope_cos_sin(range(4), 8)
     with pytest.raises(ValueError, match=r"^cos and sin must have the same shape"):
-        rotate_pairs(x, cos, sin.expand(2, 4, 4))
+        rotate_pairs_fused(x, cos, sin.expand(2, 4, 4))

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 import rope_lib
 from rope_lib import apply_rope_matrix, rope_cos_sin, rotate_pairs
-from rope_lib._validate import compute_dtype, require_out
-from rope_lib.kernels import FusedAttention, fused
-from rope_lib.kernels.fused import fused_kernels_available, kernel_name, kernels_for, rotate_pairs_fused
+from rope_lib._validate import compute_dtype
+from attention_block import Block
+from rope_lib.kernels import fused
+from rope_lib.kernels.fused import fused_kernels_available, kernel_name, kernels_for, require_out, rotate_pairs_fused
 
 START = 1000  # positions 1000 … : far enough that a careless angle would show
 BF16_RELATIVE_ROUNDING = 2.0**-8  # bf16 keeps 8 significant bits: rounding moves a value by at most half of 2^-7 of it
@@ -175,33 +176,31 @@ def test_bad_out_is_rejected_with_a_clear_error():
         rotate_pairs_fused(storage[:, :5], cos, sin, out=storage[:, 1:])
     with pytest.raises(ValueError, match="kernel must be one of"):
         rotate_pairs_fused(x, cos, sin, layout="half", kernel="complex")
-    assert require_out(x, x, cos, sin) is True and require_out(torch.empty_like(x), x, cos, sin) is False
+    require_out(x, x, cos, sin), require_out(torch.empty_like(x), x, cos, sin)  # in place, and a fresh buffer
 
 
 BAD_CALLS = [
-    ("x as a list", lambda x, c, s: ([[1.0]], c, s, {})),
-    ("x 3-D", lambda x, c, s: (x[0], c, s, {})),
-    ("odd D", lambda x, c, s: (torch.zeros(2, 5, 3, 7), c, s, {})),
-    ("bad layout", lambda x, c, s: (x, c, s, {"layout": "pairs"})),
-    ("table shape", lambda x, c, s: (x, c[:, :10], s, {})),
-    ("table dtype", lambda x, c, s: (x, c.double(), s, {})),
-    ("table not a tensor", lambda x, c, s: (x, c.tolist(), s, {})),
-    ("rotary_dim too big", lambda x, c, s: (x, c, s, {"rotary_dim": 66})),
-    ("rotary_dim odd", lambda x, c, s: (x, c, s, {"rotary_dim": 3})),
+    ("x as a list", lambda x, c, s: ([[1.0]], c, s, {}), TypeError, r"^x must be a torch.Tensor, got list"),
+    ("x 3-D", lambda x, c, s: (x[0], c, s, {}), ValueError, r"^x must have shape \(B, T, H, D\), got 3 dimensions"),
+    ("odd D", lambda x, c, s: (torch.zeros(2, 5, 3, 7), c, s, {}), ValueError, r"^x must have an even head dimension D"),
+    ("bad layout", lambda x, c, s: (x, c, s, {"layout": "pairs"}), ValueError, r"^layout must be one of \('interleaved', 'half'\)"),
+    ("table shape", lambda x, c, s: (x, c[:, :10], s, {}), ValueError, r"^cos must have shape \(T, D/2\) = \(5, 32\)"),
+    ("table dtype", lambda x, c, s: (x, c.double(), s, {}), TypeError, r"^cos must have dtype torch.float32"),
+    ("table not a tensor", lambda x, c, s: (x, c.tolist(), s, {}), TypeError, r"^cos must be a torch.Tensor, got list"),
+    ("rotary_dim too big", lambda x, c, s: (x, c, s, {"rotary_dim": 66}), ValueError, r"^rotary_dim must be at most the head dimension D=64"),
+    ("rotary_dim odd", lambda x, c, s: (x, c, s, {"rotary_dim": 3}), ValueError, r"^rotary_dim must be a positive even integer"),
 ]
 
 
-@pytest.mark.parametrize("name, make", BAD_CALLS, ids=[name for name, _ in BAD_CALLS])
-def test_same_argument_checks_as_rotate_pairs(name, make):
-    """The fused entry point validates exactly as rotate_pairs does: same exception, same message."""
+@pytest.mark.parametrize("name, make, error, message", BAD_CALLS, ids=[name for name, *_ in BAD_CALLS])
+def test_the_fused_entry_refuses_bad_arguments_by_name(name, make, error, message):
+    """rotate_pairs is a plain building block (a model calls it in every layer, at every step); rotate_pairs_fused,
+    handed tables by its caller, checks them, and names the argument."""
     x, positions = case(torch.float32)
     cos, sin = tables(positions, 64, torch.float32)
     args = make(x, cos, sin)
-    with pytest.raises((TypeError, ValueError)) as eager_error:
-        rotate_pairs(*args[:3], **args[3])
-    with pytest.raises(eager_error.type) as fused_error:
+    with pytest.raises(error, match=message):
         rotate_pairs_fused(*args[:3], **args[3])
-    assert str(fused_error.value) == str(eager_error.value)
 
 
 @pytest.mark.parametrize("batched", ["cos", "sin"])
@@ -314,12 +313,11 @@ def test_autograd_gets_the_eager_rotation():
 
 @pytest.mark.parametrize("dtype, atol", [(torch.float32, 1e-5), (torch.bfloat16, 2e-2)])
 def test_fused_attention_matches_the_eager_module_through_the_kv_cache(dtype, atol):
-    torch.manual_seed(0)
-    eager = rope_lib.Attention(64, 4, n_kv_heads=2, max_seq_len=32, device="cpu", dtype=dtype)
-    fused = FusedAttention(64, 4, n_kv_heads=2, max_seq_len=32, device="cpu", dtype=dtype)
-    fused.load_state_dict(eager.state_dict())
+    eager = Block(dtype, dim=64, n_heads=4, n_kv_heads=2, max_seq_len=32)
+    fused = Block(dtype, dim=64, n_heads=4, n_kv_heads=2, max_seq_len=32, fused=True)
+    fused.attention.load_state_dict(eager.attention.state_dict())
     x = torch.randn(1, 12, 64, generator=torch.Generator().manual_seed(1)).to(dtype)
     with torch.no_grad():
         for start, end in [(0, 9), (9, 10), (10, 12)]:
             torch.testing.assert_close(fused(x[:, start:end], start), eager(x[:, start:end], start), rtol=0, atol=atol)
-    torch.testing.assert_close(fused.cache.k, eager.cache.k, rtol=0, atol=atol)
+    torch.testing.assert_close(fused.attention.cache.k, eager.attention.cache.k, rtol=0, atol=atol)

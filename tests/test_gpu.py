@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from rope_lib import Attention, apply_rope, apply_rotary_emb, precompute_freqs_cis, rope_cos_sin, rotate_pairs
+from rope_lib import Model, ModelConfig, apply_rope, apply_rotary_emb, precompute_freqs_cis, rope_cos_sin, rotate_pairs
 from rope_lib.kernels.fused import kernels_for, rotate_pairs_fused
 
 pytestmark = pytest.mark.gpu
@@ -31,13 +31,14 @@ def test_complex_form_on_cuda_matches_the_cpu():
 
 
 @pytest.mark.parametrize("dtype, atol", [(torch.float32, 1e-4), (torch.bfloat16, 5e-2)])
-def test_attention_with_kv_cache_on_cuda_matches_the_cpu(dtype, atol):
+def test_decoding_through_the_kv_cache_on_cuda_matches_the_cpu(dtype, atol):
     torch.manual_seed(0)
-    cpu = Attention(256, 8, n_kv_heads=2, max_batch_size=2, max_seq_len=128, device="cpu", dtype=dtype)
-    gpu = Attention(256, 8, n_kv_heads=2, max_batch_size=2, max_seq_len=128, dtype=dtype)
-    assert gpu.wqkv.weight.device.type == "cuda", "device=None must pick CUDA when it is there"
+    shape = dict(vocab_size=64, dim=256, n_layers=2, n_heads=8, n_kv_heads=2, hidden_dim=512, max_batch_size=2, max_seq_len=128, dtype=dtype)
+    cpu = Model(ModelConfig(device="cpu", **shape))
+    gpu = Model(ModelConfig(**shape))
+    assert gpu.device.type == "cuda", "device=None must pick CUDA when it is there"
     gpu.load_state_dict(cpu.state_dict())
-    x = torch.randn(2, 40, 256, generator=torch.Generator().manual_seed(2)).to(dtype)
+    x = torch.randint(0, 64, (2, 40), generator=torch.Generator().manual_seed(2))
     with torch.no_grad():
         for start, end in [(0, 30)] + [(t, t + 1) for t in range(30, 40)]:
             torch.testing.assert_close(gpu(x[:, start:end].to(CUDA), start).cpu(), cpu(x[:, start:end], start), rtol=0, atol=atol)

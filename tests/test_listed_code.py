@@ -1,4 +1,4 @@
-"""The rope_lib functions the chapters list hold the computation alone: their arguments are checked at the edge, by the
+"""The rope_lib functions the chapters list hold the computation alone: their arguments are checked by the
 `@checked_by(...)` line above them (`rope_lib._validate`), never in the body a reader is shown. Both editions."""
 
 import ast
@@ -21,7 +21,11 @@ LISTING = re.compile(r"```\{literalinclude\} (?:\.\./)+(rope_lib/[\w/]+)\.py\n(?
 
 VALIDATORS = {name for name, value in vars(_validate).items() if inspect.isfunction(value)} - {"checked_by", "compute_dtype"}
 """The names of the validation module's checks: a call to one of them is an argument check (`compute_dtype`, the
-dtype a rotation is computed in, is not one)."""
+dtype a rotation is computed in, is not one). A module's own checks are named require_* or *_arguments."""
+
+
+def is_check(name: str | None) -> bool:
+    return name is not None and (name in VALIDATORS or name.startswith("require_") or name.endswith("_arguments"))
 
 CHAPTERS = sorted(ROOT.glob("book/*.md")) + sorted(CHINESE.glob("*.md"))
 
@@ -39,14 +43,14 @@ def listed(chapter) -> list[tuple[str, object]]:
 
 def checks_in_body(source: str) -> list[str]:
     """The argument checks in the body of the function `source` defines: each `raise`, and each call to a function
-    of `rope_lib._validate`, as 'line N: the statement'. Its decorators are not its body."""
+    of `rope_lib._validate` or to a module's own check, as 'line N: the statement'. Its decorators are not its body."""
     definition = ast.parse(textwrap.dedent(source)).body[0]
     found = []
     for statement in definition.body:
         for node in ast.walk(statement):
             called = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else (
                 node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None)
-            if isinstance(node, ast.Raise) or called in VALIDATORS:
+            if isinstance(node, ast.Raise) or is_check(called):
                 found.append(f"line {node.lineno}: {ast.unparse(node)[:80]}")
     return found
 
@@ -66,7 +70,7 @@ def test_the_chapters_list_rope_lib_code():
 
 def test_a_check_planted_in_a_body_is_found():
     planted = '''
-        @checked_by(_validate.frequencies_arguments)
+        @checked_by(arguments(d=require_even_dim, base=require_base))
         def inv_freq(d, base):
             d = require_even_dim(d, "d")
             if base <= 1:
@@ -91,7 +95,7 @@ def test_a_listed_function_still_refuses_a_bad_argument():
 
 def test_code_a_listed_function_is_handed_is_checked_as_any_outside_call():
     """`is_permutation_equivariant` runs the layer it is given and `train_model` the task's batches through the model:
-    the library calls they make are checked as a reader's own calls are, so a mistake there is still named."""
+    checks run on every call, wherever it comes from, so a mistake there is still named."""
     x, w = np.eye(3), np.eye(3)
     with pytest.raises(ValueError, match="w_k must have shape"):
         teach.is_permutation_equivariant(lambda rows: teach.self_attention(rows, w, w[:, :2], w)[0], x, [2, 0, 1])
@@ -107,13 +111,11 @@ def test_code_a_listed_function_is_handed_is_checked_as_any_outside_call():
 
 
 def test_the_paths_inside_the_model_keep_the_checks_the_listed_functions_gave_up():
-    """A model's layers call the rules' listed functions without their checks (the model checked its own edge), so what
-    those checks guarded is checked where a model, a layer or a rule is made: the NTK-aware exponent d/(d−2) needs a
+    """A model's layers call the rules' listed functions without their checks (the config was checked when it was made),
+    so what those checks guarded is checked where a config or a rule is made: the NTK-aware exponent d/(d−2) needs a
     rotary dimension of 4 or more, and LongRoPE's attention factor divides by ln L."""
     for method in ("ntk", "dynamic"):
         rule = rope_lib.RopeScaling(method, 2.0, original_max_len=16)
-        with pytest.raises(ValueError, match=f"scaling method '{method}' must be at least 4"):
-            rope_lib.Attention(dim=4, n_heads=2, scaling=rule, device="cpu")
         with pytest.raises(ValueError, match=f"scaling method '{method}' must be at least 4"):
             rope_lib.ModelConfig(vocab_size=8, dim=4, n_layers=1, n_heads=2, hidden_dim=8, scaling=rule, device="cpu")
     with pytest.raises(ValueError, match=r"original_max_len must be at least 2 \(ln L is the denominator\)"):

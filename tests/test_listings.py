@@ -12,7 +12,7 @@ from listings import without_checks  # noqa: E402
 def test_the_decorator_goes_however_many_lines_it_takes():
     one = ["@checked_by(rope_arguments)", "def rope(x):", "    return x"]
     assert without_checks(one) == ["def rope(x):", "    return x"]
-    several = ["    @checked_by(", "        update_arguments,", "        covers_its_calls=False,", "    )", "    def update(self):",
+    several = ["    @checked_by(", "        update_arguments,", "        increasing(\"beta_slow\", \"beta_fast\"),", "    )", "    def update(self):",
                "        pass"]
     assert without_checks(several) == ["    def update(self):", "        pass"]
 

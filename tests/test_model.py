@@ -108,7 +108,7 @@ def test_longrope_takes_its_long_factors_past_the_trained_length_as_hugging_face
     x = tokens(1, length)
     with torch.no_grad():
         hf_cos, hf_sin = hf.model.rotary_emb(torch.zeros(1, dtype=torch.float32), torch.arange(length)[None])  # (1, T, D)
-        cos, sin = ours.layers[0].attention.rope(range(length), seq_len=length)  # (T, D/2)
+        cos, sin = ours.rope(torch.arange(length), seq_len=length)  # (T, D/2)
         torch.testing.assert_close(cos, hf_cos[0, :, :8], rtol=0, atol=1e-6)
         torch.testing.assert_close(sin, hf_sin[0, :, :8], rtol=0, atol=1e-6)
         expected = hf(x).logits
@@ -404,7 +404,8 @@ def test_bad_calls_name_the_argument(small, call, error, words):
 def test_the_cache_is_used_in_order_or_not_at_all(small):
     """Each misuse would read keys that are not this sequence's: a step after a gap, a step with a larger batch
     than the prefill's (row 1 has no past), a step that goes on with a sequence the cache no longer holds (a new
-    prefill replaced it), a step after reset_cache. Each is refused, at the model and at a lone Attention block."""
+    prefill replaced it), a step after reset_cache. Each is refused by the model, which checks every write before
+    its layers' caches take it."""
     a, b, pair = torch.randint(0, VOCAB, (1, 6)), torch.randint(0, VOCAB, (1, 3)), torch.randint(0, VOCAB, (2, 1))
     step = torch.randint(0, VOCAB, (1, 1))
     small(a)
@@ -418,10 +419,6 @@ def test_the_cache_is_used_in_order_or_not_at_all(small):
     small.reset_cache()
     with pytest.raises(ValueError, match=r"the cache is empty"):
         small(step, start_pos=3)
-    block = rope_lib.Attention(64, 4, max_batch_size=2, max_seq_len=16, device="cpu")
-    block(torch.randn(1, 4, 64))
-    with pytest.raises(ValueError, match=r"the write has 2 sequences, the cache holds 1"):
-        block(torch.randn(2, 1, 64), start_pos=4)
 
 
 def test_a_tiny_temperature_samples_the_most_likely_token(small):
@@ -557,7 +554,7 @@ def test_the_public_names_are_exported_flat():
 
 
 def test_rms_norm_is_the_formula():
-    norm = rope_lib.RMSNorm(8, 1e-6, device="cpu")
+    norm = rope_lib.RMSNorm(8, 1e-6, device="cpu", dtype=torch.float32)
     with torch.no_grad():
         norm.weight.copy_(torch.arange(1.0, 9.0))
     x = torch.randn(3, 8)
@@ -648,7 +645,7 @@ def test_only_rope_rotates(encoding, monkeypatch):
 
     monkeypatch.setattr(rope_lib.llama, "rotate_pairs", no_rotation)
     model = tiny(encoding)
-    assert all(layer.attention.position_encoding == ("alibi" if encoding == "alibi" else "none") for layer in model.layers)
+    assert model.rope is None
     with torch.no_grad():
         model(tokens(1, 6), use_cache=False)
         model(tokens(1, 6))
@@ -659,11 +656,13 @@ def test_only_rope_rotates(encoding, monkeypatch):
 def test_nope_blocks_score_the_same_whatever_the_positions():
     """With no position encoding the causal mask alone knows the order: the model's blocks give the same
     scores to a block of tokens wherever it is placed."""
+    from rope_lib.teach.attention_probe import layer_scores
+
     model = tiny("none")
-    attention = model.layers[0].attention
     x = torch.randn(1, 6, 64)
     with torch.no_grad():
-        torch.testing.assert_close(attention.scores(x, torch.arange(6) + 100), attention.scores(x, torch.arange(6)), rtol=0, atol=0)
+        shifted, plain = (layer_scores(model, 0, x, torch.arange(6) + shift) for shift in (100, 0))
+        torch.testing.assert_close(shifted, plain, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)

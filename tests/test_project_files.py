@@ -3,8 +3,10 @@
 LICENSE (MIT, for the code) and LICENSE-CC-BY-4.0 (for the text and figures) are what the footer of every page links;
 CITATION.cff must be valid Citation File Format, which cffconvert checks against the format's schema; and
 .github/workflows/pages.yml must pass actionlint and do what the README says CI does: a push to main builds the whole
-book and publishes it, a pull request runs the fast tests and builds the site. Each check is shown failing on a
-planted fault, so that a check which can no longer fail is noticed.
+book and publishes it, a pull request runs the fast tests and builds the site. CONTRIBUTING.md opens with the map of
+the project: its layout names every file of rope_lib/ and book/_ext/, names no path that does not exist, and gives
+each chapter its row with the files the chapter lists. Each check is shown failing on a planted fault, so that a check
+which can no longer fail is noticed.
 """
 
 import re
@@ -16,7 +18,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from paths import ROOT
+import rope_lib
+
+from paths import ROOT, chapters
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import book_site  # noqa: E402
@@ -135,12 +139,11 @@ def test_a_citation_without_a_required_field_is_invalid(tmp_path, field):
 def test_the_citation_agrees_with_the_project():
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     config = english_config()
-    pyproject = (ROOT / "pyproject.toml").read_text()
     assert citation["cff-version"] == "1.2.0"
     assert citation["title"] == config["title"]
     assert citation["authors"] == [{"name": config["author"]}]
     assert citation["repository-code"] == config["repository"]["url"]
-    assert re.search(rf'^version = "{re.escape(str(citation["version"]))}"$', pyproject, re.M)
+    assert str(citation["version"]) == rope_lib.__version__
     assert citation["license"] == ["MIT", "CC-BY-4.0"]
 
 
@@ -238,3 +241,137 @@ def test_every_action_is_pinned_to_a_major_version():
     assert uses
     for action in uses:
         assert re.fullmatch(r"actions/[\w-]+(/[\w-]+)?@v\d+", action), action
+
+
+# --- CONTRIBUTING's layout ------------------------------------------------------------------------------------------
+
+MAPPED = ("rope_lib", "book/_ext")
+"""The folders every file of which CONTRIBUTING's layout names."""
+LISTED_WHOLE = ("book/_ext/slides_template/",)
+"""Folders the layout may name as a whole: the decks' template assets."""
+NOT_SOURCES = {"__pycache__", ".ipynb_checkpoints"}
+
+
+def contributing_layout(text: str) -> str:
+    """The "## Layout" section of CONTRIBUTING.md: from its heading to the next section's."""
+    sections = re.split(r"^(?=## )", text, flags=re.M)
+    found = [section for section in sections if section.startswith("## Layout\n")]
+    assert len(found) == 1, f"{len(found)} Layout sections"
+    return found[0]
+
+
+def mapped_files() -> list[str]:
+    """Every source file of rope_lib/ and book/_ext/, relative to the root: no caches, no compiled bytecode, no
+    py.typed marker, no egg-info."""
+    files = []
+    for folder in MAPPED:
+        for path in sorted((ROOT / folder).rglob("*")):
+            relative = path.relative_to(ROOT)
+            if not path.is_file() or NOT_SOURCES & set(relative.parts) or path.suffix == ".pyc":
+                continue
+            if path.name == "py.typed" or any(part.endswith(".egg-info") for part in relative.parts):
+                continue
+            files.append(relative.as_posix())
+    return files
+
+
+def named_paths(section: str) -> set[str]:
+    """The paths a layout section names: every `code` span with a slash in it, and every `code` span in the first
+    cell of a table row (the root's files: `README.md`, `Makefile`)."""
+    spans = set(re.findall(r"`([^`\s]+/[^`\s]*)`", section))
+    for row in re.findall(r"^\|([^|\n]*)\|", section, flags=re.M):
+        spans |= set(re.findall(r"`([^`\s]+)`", row))
+    return spans
+
+
+def rooms(section: str) -> set[str]:
+    """The paths of the layout's first table ("| path | holds |"): the `code` spans of its rows' first cells."""
+    table = re.search(r"^\| path \| holds \|\n((?:\|.*\n)*)", section, flags=re.M)
+    assert table, "no | path | holds | table"
+    return {span for row in table.group(1).splitlines() for span in re.findall(r"`([^`\s]+)`", row.split("|")[1])}
+
+
+def layout_problems(section: str, files: list[str]) -> list[str]:
+    """What is wrong with a layout section: a file of `files` without its row in the table of rooms and files (a
+    folder of LISTED_WHOLE there stands for its files), a path it names that does not exist, a folder named without
+    its slash."""
+    listed = rooms(section)
+    problems = []
+    for file in files:
+        if file not in listed and not any(file.startswith(folder) and folder in listed for folder in LISTED_WHOLE):
+            problems.append(f"{file} is not in CONTRIBUTING's layout")
+    for path in sorted(named_paths(section)):
+        if not (ROOT / path).exists():
+            problems.append(f"{path}: no such path")
+        elif path.endswith("/") != (ROOT / path).is_dir():
+            problems.append(f"{path}: a folder ends with /, a file does not")
+    return problems
+
+
+def chapter_rows(section: str) -> dict[str, str]:
+    """The rows of the layout's chapter table, by the chapter (book/<name>) their first cell names."""
+    rows = {}
+    for row in re.findall(r"^\|.*\|$", section, flags=re.M):
+        first = row.split("|")[1]
+        pages = re.findall(r"`(book/[\w]+)\.md`", first)
+        if pages:
+            rows[pages[0]] = row
+    return rows
+
+
+def contributing() -> str:
+    return (ROOT / "CONTRIBUTING.md").read_text()
+
+
+def test_contributing_opens_with_the_layout():
+    headings = re.findall(r"^## (.+)$", contributing(), flags=re.M)
+    assert headings[0] == "Layout" and headings.count("Layout") == 1, headings
+
+
+def test_the_layout_names_every_file_of_the_library_and_the_extensions_and_only_paths_that_exist():
+    files = mapped_files()
+    assert "rope_lib/rope.py" in files and "book/_ext/slides.py" in files and "rope_lib/kernels/cpu_kernel.cpp" in files
+    assert layout_problems(contributing_layout(contributing()), files) == []
+
+
+def planted_problems(planted: str, files: list[str] | None = None) -> list[str]:
+    """The problems a planted fault adds to those of the layout as it is (none, when the layout is whole)."""
+    files = mapped_files() if files is None else files
+    before = layout_problems(contributing_layout(contributing()), mapped_files())
+    return [problem for problem in layout_problems(planted, files) if problem not in before]
+
+
+def test_a_file_missing_from_the_layout_is_caught():
+    section = contributing_layout(contributing())
+    row = next(line for line in section.splitlines() if line.startswith("| `rope_lib/hf.py` |"))
+    assert planted_problems(section.replace(row + "\n", "")) == ["rope_lib/hf.py is not in CONTRIBUTING's layout"]
+    assert planted_problems(section, mapped_files() + ["rope_lib/new_module.py"]) == [
+        "rope_lib/new_module.py is not in CONTRIBUTING's layout"
+    ]
+    whole = "| `book/_ext/slides_template/` |"
+    assert whole in section
+    assert planted_problems(section.replace(whole, "| the decks' template |")) == [
+        f"{file} is not in CONTRIBUTING's layout" for file in mapped_files() if file.startswith(LISTED_WHOLE)
+    ]
+
+
+def test_a_path_that_does_not_exist_is_caught():
+    section = contributing_layout(contributing())
+    planted = section + "\n| `rope_lib/gone.py` | a module since removed |\n| `Gone.md` | a page |\n"
+    assert planted_problems(planted) == ["Gone.md: no such path", "rope_lib/gone.py: no such path"]
+    assert planted_problems(section + "\nThe helpers, `rope_lib/teach`, are imported by name.\n") == [
+        "rope_lib/teach: a folder ends with /, a file does not"
+    ]
+
+
+def test_each_chapter_has_its_row_with_both_editions_and_the_files_it_lists():
+    rows = chapter_rows(contributing_layout(contributing()))
+    for chapter in chapters():
+        assert chapter in rows, f"{chapter}: no row in CONTRIBUTING's chapter table"
+        row = rows[chapter]
+        chinese = chapter.replace("book/", "book/zh/", 1)
+        assert f"`{chinese}.md`" in row, chinese
+        for page in (ROOT / f"{chapter}.md", ROOT / f"{chinese}.md"):
+            for listed in re.findall(r"\{literalinclude\}\s+(\S+)", page.read_text()):
+                path = (page.parent / listed).resolve().relative_to(ROOT).as_posix()
+                assert f"`{path}`" in row, f"{chapter}: lists {path}, which its row does not name"

@@ -149,7 +149,7 @@ GLANCE_TERMS = {
     "book/rope_at_a_glance.md": {
         "half layout": ("the *half* layout", "layout=\"half\""),
         "KV cache": ("The *KV cache* keeps", "start_pos=0"),
-        "start_pos": ("`start_pos` tells the block", "start_pos=0"),
+        "start_pos": ("`start_pos` tells the model", "start_pos=0"),
     },
     "book/zh/rope_at_a_glance.md": {
         "half layout": ("**半分**布局", "layout=\"half\""),

@@ -1,5 +1,5 @@
 """The context-extension rules against slow, obvious references; their plug-in points
-(apply_rope, rope_cos_sin, rotate_pairs, Attention); and their bad-input errors."""
+(apply_rope, rope_cos_sin, rotate_pairs, a model's attention); and their bad-input errors."""
 
 import math
 
@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rope_lib
+from attention_block import Block
 from rope_lib import (
     LLAMA3_BASE,
-    Attention,
     RopeScaling,
     angle_coverage,
     apply_rope,
@@ -35,7 +35,8 @@ from rope_lib import (
     yarn_ramp,
 )
 from rope_lib import scaling
-from rope_lib.scaling import SCALING_RULES, deepseek_yarn_attention_factor, llama3_wavelength_bounds
+from rope_lib.kernels import rotate_pairs_fused
+from rope_lib.scaling import METHOD_FIELDS, RULE_ONLY_FIELDS, SCALING_RULES, deepseek_yarn_attention_factor, llama3_wavelength_bounds
 
 dims = st.sampled_from([4, 8, 16, 64, 128])
 factors = st.floats(1.0, 64.0)
@@ -289,7 +290,7 @@ def test_rope_scaling_attention_factor_for_yarn(settings, expected):
 
 def test_attention_multiplies_cos_and_sin_by_the_resolved_factor():
     def first_cos(rule):
-        return float(Attention(32, 2, max_seq_len=8, scaling=rule, device="cpu", dtype=torch.float64).rope.cos[0, 0])
+        return float(Block(dim=32, n_heads=2, max_seq_len=8, scaling=rule).model.rope.cos[0, 0])
 
     assert first_cos(RopeScaling("yarn", 40.0, original_max_len=8)) == pytest.approx(0.1 * math.log(40) + 1, rel=1e-15)
     assert first_cos(RopeScaling("yarn", 40.0, original_max_len=8, mscale=1.0, mscale_all_dim=1.0)) == 1.0
@@ -327,6 +328,54 @@ def test_plain_defaults_are_unchanged():
     torch.testing.assert_close((cos, sin), (2 * cos1, 2 * sin1), rtol=0, atol=0)
 
 
+def test_yarn_through_scaling_equals_its_frequencies_and_factor_passed_by_hand():
+    """apply_rope(scaling=rule) takes both from the rule, so the factor on cos and sin cannot be forgotten."""
+    x = torch.randn(2, 6, 3, 24, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    positions = torch.arange(3000, 3006)
+    rule = RopeScaling("yarn", 8.0, original_max_len=512)
+    by_hand = apply_rope(x, positions, inv_freq=rule.frequencies(16, 10000.0), attention_factor=rule.attention_factor, rotary_dim=16)
+    torch.testing.assert_close(apply_rope(x, positions, scaling=rule, rotary_dim=16), by_hand, rtol=0, atol=0)
+    assert not torch.allclose(apply_rope(x, positions, inv_freq=rule.frequencies(16, 10000.0), rotary_dim=16), by_hand)  # the factor matters
+    cos, sin = rope_cos_sin(positions, 16, scaling=rule, dtype=torch.float64)
+    want = rope_cos_sin(positions, 16, inv_freq=rule.frequencies(16, 10000.0), attention_factor=rule.attention_factor, dtype=torch.float64)
+    torch.testing.assert_close((cos, sin), want, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("method", ["dynamic", "longrope"])
+def test_a_rule_that_depends_on_the_length_takes_the_length_the_positions_reach(method):
+    """As Hugging Face does: the largest position + 1. Past the trained length L the rule rescales; up to it, not."""
+    sets = {"short_factor": (1.0,) * 4, "long_factor": (3.0,) * 4} if method == "longrope" else {}
+    rule = RopeScaling(method, 4.0, original_max_len=64, **sets)
+    for positions in (torch.arange(10, 40), torch.arange(100, 130)):
+        cos, _ = rope_cos_sin(positions, 8, scaling=rule, dtype=torch.float64)
+        freqs = rule.frequencies(8, 10000.0, int(positions.max()) + 1)
+        want, _ = rope_cos_sin(positions, 8, inv_freq=freqs, attention_factor=rule.attention_factor, dtype=torch.float64)
+        torch.testing.assert_close(cos, want, rtol=0, atol=0)
+    with pytest.raises(ValueError, match=r"positions must include one ≥ 0"):
+        rope_cos_sin(torch.arange(-5, 0), 8, scaling=rule)
+
+
+def test_scaling_comes_alone():
+    rule = RopeScaling("yarn", 8.0, original_max_len=512)
+    x = torch.randn(1, 4, 2, 16)
+    with pytest.raises(ValueError, match=r"pass scaling or inv_freq, not both"):
+        apply_rope(x, range(4), scaling=rule, inv_freq=inv_freq(16))
+    with pytest.raises(ValueError, match=r"pass scaling or inv_freq, not both"):
+        rope_cos_sin(range(4), 16, scaling=rule, inv_freq=inv_freq(16))
+    with pytest.raises(ValueError, match=r"pass scaling or attention_factor, not both"):
+        apply_rope(x, range(4), scaling=rule, attention_factor=2.0)
+    with pytest.raises(TypeError, match=r"scaling must be a rope_lib.RopeScaling or None, got dict"):
+        apply_rope(x, range(4), scaling={"rope_type": "yarn"})
+
+
+def test_every_rule_has_one_field_rule():
+    """As Hugging Face keeps one validation per rope_type: METHOD_FIELDS has an entry for each rule of SCALING_RULES, and
+    every field only some rules use is read by one of them."""
+    assert tuple(METHOD_FIELDS) == tuple(SCALING_RULES)
+    used = {name for needs, reads in METHOD_FIELDS.values() for name in needs + reads}
+    assert set(RULE_ONLY_FIELDS) == used - {"original_max_len"}
+
+
 def test_rotate_pairs_with_rotary_dim_passes_the_rest_through():
     x = torch.randn(1, 4, 2, 12)
     cos, sin = rope_cos_sin(range(4), 4)
@@ -339,7 +388,7 @@ def test_rotate_pairs_with_rotary_dim_passes_the_rest_through():
 def test_attention_with_a_static_rule_caches_consistently(method):
     torch.manual_seed(0)
     rule = RopeScaling(method, 4.0, original_max_len=8)
-    attention = Attention(32, 2, max_seq_len=32, scaling=rule, rotary_dim=8, device="cpu", dtype=torch.float64)
+    attention = Block(dim=32, n_heads=2, max_seq_len=32, scaling=rule, rotary_dim=8)
     x = torch.randn(1, 20, 32, dtype=torch.float64)
     with torch.no_grad():
         full = attention(x, 0)
@@ -355,9 +404,10 @@ def test_attention_with_dynamic_ntk_shows_the_cache_pitfall():
     """Within the original length cached decoding matches a full pass; past it the cached keys keep the old base."""
     torch.manual_seed(0)
     rule = RopeScaling("dynamic", 4.0, original_max_len=8)
-    attention = Attention(32, 2, max_seq_len=32, scaling=rule, device="cpu", dtype=torch.float64)
+    attention = Block(dim=32, n_heads=2, max_seq_len=32, scaling=rule)
     x = torch.randn(1, 20, 32, dtype=torch.float64)
     with torch.no_grad():
+        attention.attention.wqkv.weight.normal_(0.0, 0.3)  # scores of order 1: the softmax sees the angles
         full = attention(x, 0)
         attention.reset_cache()
         steps = torch.cat([attention(x[:, :4], 0)] + [attention(x[:, t : t + 1], t) for t in range(4, 20)], dim=1)
@@ -371,8 +421,8 @@ def test_attention_with_dynamic_ntk_shows_the_cache_pitfall():
     torch.testing.assert_close(again, short, rtol=0, atol=1e-12)
     freqs = rule.frequencies(16, 10000.0, 20)
     with torch.no_grad():
-        wq, wk, _ = attention.qkv_weights()
-        q, k = (x @ wq.T).view(*x.shape[:2], -1, attention.head_dim), (x @ wk.T).view(*x.shape[:2], -1, attention.head_dim)
+        wq, wk, _ = attention.attention.qkv_weights()
+        q, k = (x @ wq.T).view(*x.shape[:2], -1, 16), (x @ wk.T).view(*x.shape[:2], -1, 16)
     expected = torch.einsum(
         "bthd,bshd->bhts", apply_rope(q, torch.arange(20), inv_freq=freqs), apply_rope(k, torch.arange(20), inv_freq=freqs)
     ) / 4
@@ -451,7 +501,7 @@ GOOD = {"method": "yarn", "factor": 4.0, "original_max_len": 4096}
     ],
 )
 def test_rope_scaling_refuses_bad_fields_at_construction(changes, error, message):
-    """The error names the field when the rule is built, not later inside Attention()."""
+    """The error names the field when the rule is built, not later inside a model."""
     with pytest.raises(error, match=message):
         RopeScaling(**(GOOD | changes))
 
@@ -484,11 +534,11 @@ def test_bad_plug_in_arguments_are_refused():
         apply_rope(x, range(4), rotary_dim=5)
     cos, sin = rope_cos_sin(range(4), 16)
     with pytest.raises(ValueError, match=r"cos must have shape \(T, rotary_dim/2\) = \(4, 2\)"):
-        rotate_pairs(x, cos, sin, rotary_dim=4)
+        rotate_pairs_fused(x, cos, sin, rotary_dim=4)
     with pytest.raises(TypeError, match=r"scaling must be a rope_lib.RopeScaling or None"):
-        Attention(32, 2, device="cpu", scaling={"rope_type": "yarn"})
+        Block(dim=32, n_heads=2, scaling={"rope_type": "yarn"})
     with pytest.raises(ValueError, match=r"rotary_dim must be at most the head dimension D=16"):
-        Attention(32, 2, device="cpu", rotary_dim=32)
+        Block(dim=32, n_heads=2, rotary_dim=32)
 
 
 # ---------- LongRoPE and p-RoPE (chapter "RoPE in today's models") ----------

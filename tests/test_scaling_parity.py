@@ -364,8 +364,9 @@ def test_proportional_rotates_in_apply_rope_and_attention_as_hugging_face_does(f
     freqs = rule.frequencies(head_dim, base)
     torch.testing.assert_close(apply_rope(q, range(length), layout="half", inv_freq=freqs), hf_q.transpose(1, 2), rtol=0, atol=1e-6)
     torch.testing.assert_close(apply_rope(k, range(length), layout="half", inv_freq=freqs), hf_k.transpose(1, 2), rtol=0, atol=1e-6)
-    attention = rope_lib.Attention(2 * head_dim, 2, scaling=rule, layout="half", device="cpu", dtype=torch.float64)
-    ours_cos, ours_sin = attention.rope(range(length), seq_len=length)  # (T, D/2)
+    shape = dict(vocab_size=4, dim=2 * head_dim, n_layers=1, n_heads=2, hidden_dim=8, device="cpu", dtype=torch.float64)
+    model = rope_lib.Model(rope_lib.ModelConfig(scaling=rule, layout="half", **shape))
+    ours_cos, ours_sin = model.rope(torch.arange(length), seq_len=length)  # (T, D/2)
     torch.testing.assert_close(ours_cos, cos[:, : head_dim // 2], rtol=0, atol=1e-6)
     torch.testing.assert_close(ours_sin, sin[:, : head_dim // 2], rtol=0, atol=1e-6)
 

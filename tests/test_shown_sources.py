@@ -78,8 +78,11 @@ def test_grouped_heads_are_served_as_metas_repeat_kv_serves_them(n_heads, n_kv_h
     heads with repeat_kv. Repeating the key and value weights with repeat_kv gives a plain multi-head layer,
     which must compute the same output."""
     dim, n_rep = 8 * n_heads, n_heads // n_kv_heads
-    grouped = rope_lib.Attention(dim, n_heads, n_kv_heads=n_kv_heads, max_seq_len=8, device="cpu", dtype=torch.float64)
-    plain = rope_lib.Attention(dim, n_heads, max_seq_len=8, device="cpu", dtype=torch.float64)
+    shape = dict(vocab_size=4, dim=dim, n_layers=1, n_heads=n_heads, hidden_dim=8, max_seq_len=8, device="cpu", dtype=torch.float64)
+    grouped_config = rope_lib.ModelConfig(n_kv_heads=n_kv_heads, **shape)
+    grouped = rope_lib.Attention(grouped_config, torch.device("cpu"))
+    plain = rope_lib.Attention(rope_lib.ModelConfig(**shape), torch.device("cpu"))
+    rope = rope_lib.RopeTable(grouped_config, torch.device("cpu"))(torch.arange(6), seq_len=6)  # both turn the same
 
     def repeated(weight):  # (Hkv·D, dim) → (H·D, dim), heads repeated as repeat_kv repeats them
         heads = weight.view(n_kv_heads, 8, dim).permute(2, 0, 1)[None]  # (1, dim, Hkv, D)
@@ -92,7 +95,8 @@ def test_grouped_heads_are_served_as_metas_repeat_kv_serves_them(n_heads, n_kv_h
         plain_v.copy_(repeated(wv))
         plain.wo.weight.copy_(grouped.wo.weight)
         x = randn(2, 6, dim).double()
-        torch.testing.assert_close(grouped(x, use_cache=False), plain(x, use_cache=False), rtol=0, atol=1e-12)
+        both = [block(x, 0, rope, None, use_cache=False) for block in (grouped, plain)]
+        torch.testing.assert_close(*both, rtol=0, atol=1e-12)
     k = randn(2, 5, n_kv_heads, 8)  # (B, S, Hkv, D)
     for h in range(n_heads):
         assert torch.equal(meta.repeat_kv(k, n_rep)[:, :, h], k[:, :, h // n_rep])

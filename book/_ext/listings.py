@@ -1,7 +1,7 @@
 """A listing of rope_lib shows the computation: the `@checked_by(...)` line above a function, which checks its
-arguments where a call enters the library, is left out of every `{literalinclude}`, on the site, in the PDF (this
-extension replaces Sphinx's `literalinclude` directive) and in the student editions (classroom_markdown.py calls
-`without_checks`). The introduction says once where arguments are checked.
+arguments at every call, is left out of every `{literalinclude}`, on the site, in the PDF (this extension replaces
+Sphinx's `literalinclude` directive) and in the student editions (classroom_markdown.py calls `without_checks`).
+The introduction says once where arguments are checked.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 CHECK_DECORATOR = re.compile(r"^\s*@checked_by\(")
-"""The first line of the decorator that runs a function's argument check (rope_lib/_validate.py)."""
+"""The first line of the decorator that runs a function's argument checks (`checked_by`, rope_lib/_validate.py)."""
 
 
 def without_checks(lines: list[str]) -> list[str]:

@@ -21,10 +21,12 @@ Slides follow one another left to right (no vertical stacks), so that the right-
 key, the space bar and a clicker all reach every slide in order.
 
 Tags become nbconvert's `slideshow.slide_type`; the MyST that plain Markdown
-lacks (labels, roles, directive fences) is rewritten into Markdown, with glued
-numbers filled in from the chapter's glue file; a reference or a glued name the
-deck cannot resolve is an error, never a "(?)". Interactive figures keep their
-kernel-free form (the site's script and style are inlined into the deck).
+lacks (labels, roles, directive fences) is rewritten into Markdown by the student
+editions' translator, classroom_markdown.py, in a slide's form (SlideMarkdown), with
+glued numbers filled in from the chapter's glue file and citations as the student
+editions have them, "(Su et al., 2021)"; a reference or a glued name the deck cannot
+resolve is an error, never a "(?)". Interactive figures keep their kernel-free form
+(the site's script and style are inlined into the deck).
 
 The decks go to `<html>/_static/slides/<chapter>.slides.html`: static files of the
 site, like its scripts, not pages of the book (the site's page-by-page browser
@@ -47,15 +49,15 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import re
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
-from chinese_lines import join_markdown_lines
+import classroom_markdown
+from classroom_markdown import ADMONITIONS, Directive, DisplayMath, UnresolvedReference
 from rope_lib.teach.language import require_language, text
 
 HERE = Path(__file__).resolve().parent
@@ -129,216 +131,61 @@ def slide_type(cell) -> str:
     return next((SLIDE_TAGS[t] for t in tags if t in SLIDE_TAGS), "skip")
 
 
-# ---- MyST → Markdown for the slides ----------------------------------------------------------
+# ---- a slide's Markdown -----------------------------------------------------------------------
 
-_ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
-_LABEL_LINE = re.compile(r"^\([\w-]+\)=\s*$", re.M)
-_EQUATION_LABEL = re.compile(r"^([ \t]*)\$\$[ \t]*\(([\w-]+)\)[ \t]*$", re.M)
-"""The closing `$$ (label)` of a labelled equation, also indented (inside a list item or a directive)."""
-_FENCE = re.compile(r"^(```+|:::+)\{([\w:-]+)\}[ \t]*(.*?)\n(.*?)^\1[ \t]*$", re.M | re.S)
-_OPTION = re.compile(r"^:[\w-]+:.*\n?", re.M)
-_SHOW_EQUATION = re.compile(r"^([ \t]*)\{equation\}`([\w-]+)`[ \t]*$", re.M)
+SHOW_EQUATION = re.compile(r"^([ \t]*)\{equation\}`([\w-]+)`[ \t]*$")
 """A slide's line `{equation}`label``: the page's labelled equation, shown whole."""
 
 
-class UnresolvedReference(ValueError):
-    """A slide names an equation, a section, a page or a glued value the edition does not have."""
+class SlideMarkdown(classroom_markdown.Chapter):
+    """A slide's MyST as plain Markdown, as classroom_markdown.py writes the student editions', but for what a slide
+    shows otherwise: a line `{equation}`label`` shows the page's labelled equation whole; a $$ block keeps its lines, a
+    labelled one tagged with the site's number; the chapter's title goes without its number; an admonition or a `prf:`
+    block is its title in bold over its text, "Definition: The goal."; a listing is left to the page."""
 
-
-def _removed(cell) -> bool:
-    return "remove-cell" in cell.get("metadata", {}).get("tags", [])
-
-
-def _page_markdown(notebook) -> list[str]:
-    """The markdown the page shows: slide and notes cells (`remove-cell`) are the deck's, not the page's."""
-    return [c.source for c in notebook.cells if c.cell_type == "markdown" and not _removed(c)]
-
-
-def _heading_labels(pages) -> dict[str, str]:
-    """'ch-rope-nd' → 'RoPE in d dimensions': every `(label)=` target set above a heading of the pages' markdown."""
-    labels = {}
-    for source in pages:
-        for label, title in re.findall(r"^\(([\w-]+)\)=\n#+ (.+)$", source, re.M):
-            labels[label] = re.sub(r"\$([^$]*)\$", r"\1", title).strip()
-    return labels
-
-
-def _page_title(notebook, fallback: str) -> str:
-    return next((re.sub(r"\$([^$]*)\$", r"\1", line[2:]).strip() for source in _page_markdown(notebook)
-                 for line in source.splitlines() if line.startswith("# ")), fallback)
-
-
-def _equation_numbers(notebook, chapter: int | None = None) -> dict[str, int | str]:
-    """Sphinx numbers a page's labelled equations 1, 2, … in order, prefixed by the chapter's number
-    in a numbered book ("6.1", "6.2", …); the slides tag them the same way."""
-    found = _EQUATION_LABEL.findall("\n".join(_page_markdown(notebook)))
-    labels = dict.fromkeys(label for _, label in found)
-    return {label: f"{chapter}.{i}" if chapter else i for i, label in enumerate(labels, start=1)}
-
-
-def _labelled_equations(source: str) -> list[tuple[str, str]]:
-    """(label, TeX) of each labelled display equation of `source`: the lines from an opening `$$` to the next
-    `$$ (label)`, unindented; an unlabelled `$$ … $$` in between is skipped."""
-    found, opening = [], None
-    lines = source.splitlines()
-    for i, line in enumerate(lines):
-        closing = _EQUATION_LABEL.match(line)
-        if closing and opening is not None:
-            indent = lines[opening][: len(lines[opening]) - len(lines[opening].lstrip())]
-            body = [row[len(indent):] if row.startswith(indent) else row for row in lines[opening + 1 : i]]
-            found.append((closing.group(2), "\n".join(body)))
-            opening = None
-        elif line.strip() == "$$":
-            opening = None if opening is not None else i
-    return found
-
-
-def _equation_bodies(notebook) -> dict[str, str]:
-    """label → the TeX between the `$$` of the page's labelled display equation, unindented."""
-    return {label: body for source in _page_markdown(notebook) for label, body in _labelled_equations(source)}
-
-
-@dataclass
-class References:
-    """What a deck's references resolve to, over the whole edition: equation label → number and TeX, heading label →
-    title, page name → title."""
-
-    numbers: dict = field(default_factory=dict)
-    bodies: dict = field(default_factory=dict)
-    headings: dict = field(default_factory=dict)
-    pages: dict = field(default_factory=dict)
-
-    @classmethod
-    def of_edition(cls, pages: dict, edition: Edition = ENGLISH) -> "References":
-        """From every page of the edition (executed_pages)."""
-        refs, numbers = cls(), _chapter_numbers(edition.root)
-        for path, notebook in pages.items():
-            refs.add(notebook, path.stem, numbers.get(path.stem))
-        return refs
-
-    def add(self, notebook, name: str, chapter: int | None = None) -> None:
-        self.numbers.update(_equation_numbers(notebook, chapter))
-        self.bodies.update(_equation_bodies(notebook))
-        self.headings.update(_heading_labels(_page_markdown(notebook)))
-        self.pages[name] = _page_title(notebook, name)
-
-    def number(self, label: str) -> str:
-        if label not in self.numbers:
-            raise UnresolvedReference(f"no labelled equation {label!r} in this edition")
-        return str(self.numbers[label])
+    def line(self, line: str) -> str:
+        """A line of text, its roles rewritten, or a line `{equation}`label`` as the equation it shows."""
+        shown = SHOW_EQUATION.match(line)
+        return self.equation(shown.group(2), shown.group(1)) if shown else self.inline(line)
 
     def equation(self, label: str, indent: str = "") -> str:
         """The labelled equation as the page displays it, tagged with the site's number."""
-        number = self.number(label)  # raises for a label the edition lacks
-        lines = ["$$", *self.bodies[label].splitlines(), f"\\tag{{{number}}}", "$$"]
-        return "\n".join(indent + line for line in lines)
+        equation = self.edition.equation(label)
+        return "\n".join(indent + line for line in ["$$", *equation.tex.splitlines(), self.equation_tag(label), "$$"])
+
+    def display_math(self, math: DisplayMath) -> list[str]:
+        """A $$ block on its own lines, as the page writes it, with the site's number."""
+        tag = [math.indent + self.equation_tag(math.label)] if math.label else []
+        return [f"{math.indent}$$", *math.lines, *tag, f"{math.indent}$$"]
+
+    def directive(self, directive: Directive) -> list[str]:
+        """An admonition or a `prf:` block under its bold title; no listing; any other as in the student editions."""
+        if directive.name == "literalinclude":
+            return []
+        if directive.name in ADMONITIONS or directive.name.startswith("prf:"):
+            return ["", f"**{self.title(directive)}**", "", *self.block(directive.body), ""]
+        return super().directive(directive)
+
+    def title(self, directive: Directive) -> str:
+        """An admonition's title; a `prf:` block's kind and title: "Definition: The goal.", "定义：目标"."""
+        if directive.name in ADMONITIONS:
+            return self.admonition_title(directive)
+        kind, lang = directive.name.split(":")[-1], self.edition.language
+        named = text(lang, en=": ", zh="：") + self.inline(directive.argument) if directive.argument else ""
+        return f"{self.words.get(kind, kind.title())}{named}{text(lang, en='.', zh='')}"
 
 
-def _chapter_numbers(root: Path = ENGLISH.root) -> dict[str, int]:
-    """'rope_2d' → 6: the number the site gives each chapter of a numbered part of _toc.yml (`numbered: 1`). The numbers
-    run on from one numbered part to the next, as Jupyter Book's multi-toc numbering gives them; the pages of an
-    unnumbered part and the root page have none."""
-    import yaml
-
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    numbered = [entry["file"] for part in toc.get("parts", []) if part.get("numbered") for entry in part["chapters"]]
-    return {Path(file).name: i for i, file in enumerate(numbered, start=1)}
-
-
-def _bib_labels(bib: Path) -> dict[str, str]:
-    """'su2021roformer' → 'Su et al. 2021', from book/references.bib."""
-    labels = {}
-    for key, body in re.findall(r"@\w+\{([\w-]+),(.*?)\n\}", bib.read_text() if bib.is_file() else "", re.S):
-        authors = re.search(r"author\s*=\s*\{(.*)\},?\s*$", body, re.M)
-        year = re.search(r"year\s*=\s*\{?(\d{4})", body)
-        surnames = [a.split(",")[0].strip(" {}") for a in authors.group(1).split(" and ")] if authors else [key]
-        name = surnames[0] + (" et al." if len(surnames) > 2 else f" and {surnames[1]}" if len(surnames) == 2 else "")
-        labels[key] = f"{name} {year.group(1) if year else ''}".strip()
-    return labels
-
-
-def _glue_text(glue: dict, spec: str) -> str:
-    name, _, fmt = spec.partition(":")
-    if name not in glue:
-        raise UnresolvedReference(f"no glued value {name!r} in this chapter")
-    value = glue[name].get("data", {}).get("text/plain", name).strip("'\"")
-    if not fmt:
-        return value
-    try:
-        return format(float(value), fmt)
-    except ValueError:
-        return value
-
-
-def _role(match, glue: dict, bib: dict, refs: References) -> str:
-    name, text = match.groups()
-    if name in ("glue:text", "glue"):
-        return _glue_text(glue, text)
-    if name == "cite":
-        keys = [k.strip() for k in text.split(",")]
-        if missing := [k for k in keys if k not in bib]:
-            raise UnresolvedReference(f"no reference {missing} in references.bib")
-        return "(" + "; ".join(bib[k] for k in keys) + ")"
-    if name == "eq":
-        return f"({refs.number(text)})"
-    if name in ("code", "literal"):
-        return f"`{text}`"
-    explicit = re.match(r"(.*?)\s*<[^>]*>$", text)  # {ref}`words <label>` → words
-    if explicit:
-        return explicit.group(1)
-    if name == "ref" and text in refs.headings:
-        return refs.headings[text]
-    if name == "doc" and Path(text).name in refs.pages:
-        return refs.pages[Path(text).name]
-    raise UnresolvedReference(f"{{{name}}}`{text}`: a deck shows the titles of sections and pages, and equation numbers")
-
-
-CHINESE_TITLES = {"note": "注意", "tip": "提示", "important": "重要", "warning": "警告", "hint": "提示",
-                  "definition": "定义", "theorem": "定理", "lemma": "引理", "proof": "证明", "corollary": "推论",
-                  "proposition": "命题", "example": "例", "remark": "注记", "property": "性质", "observation": "观察"}
-"""The words a deck prints for a directive without a title, in the Chinese edition (the English one capitalises
-the directive's name: "Note", "Theorem")."""
-
-
-def _directive_title(name: str, lang: str) -> str:
-    return text(lang, en=name.capitalize(), zh=CHINESE_TITLES.get(name, name))
-
-
-def _directive(match, lang: str = "en") -> str:
-    _, name, argument, body = match.groups()
-    body = _OPTION.sub("", body).strip()
-    if name in ("admonition", "note", "tip", "important", "warning", "hint"):
-        title = argument.strip() or _directive_title(name, lang)
-        return f"**{title}**\n\n{body}\n"
-    if name.startswith("prf:"):  # definition, theorem, lemma, proof…
-        kind, colon, stop = _directive_title(name[4:], lang), text(lang, en=": ", zh="："), text(lang, en=".", zh="")
-        return f"**{kind}{colon + argument.strip() if argument.strip() else ''}{stop}**\n\n{body}\n"
-    return ""  # figures, literalincludes, exercises…: left to the page
-
-
-def myst_to_markdown(source: str, glue: dict, bib: dict, refs: References | None = None, lang: str = "en") -> str:
-    """The MyST a slide may hold, as the plain Markdown (and TeX) that nbconvert renders.
-
-    refs: the edition's equations, headings and pages; lang: the edition's language.
-    """
-    text = source
-    refs = refs or References()
-    text = _LABEL_LINE.sub("", text)
-    text = _SHOW_EQUATION.sub(lambda m: refs.equation(m.group(2), m.group(1)), text)
-    text = _EQUATION_LABEL.sub(lambda m: f"{m.group(1)}\\tag{{{refs.number(m.group(2))}}}\n{m.group(1)}$$", text)
-    text = _FENCE.sub(lambda m: _directive(m, lang), text)
-    text = _ROLE.sub(lambda m: _role(m, glue, bib, refs), text)
-    if lang == "zh":
-        text = join_markdown_lines(text)  # (a break in Chinese would show as a gap)
-    return text.strip() + "\n"
+def deck_title(title: str) -> str:
+    """A page's title as its deck's <title>, its math as plain text ("RoPE in $d$ dimensions" → "RoPE in d dimensions")."""
+    return re.sub(r"\$([^$]*)\$", r"\1", title).strip()
 
 
 # ---- the deck ---------------------------------------------------------------------------------
 
 
-def slide_notebook(notebook, glue: dict, bib: dict, refs: References, lang: str = "en", name: str = "the chapter"):
-    """A copy of an executed chapter with slide types set from the tags and MyST made plain; `refs`, the edition's
-    equations, headings and pages; `lang`, the edition's language; `name`, the chapter's, for errors."""
+def slide_notebook(notebook, markdown: SlideMarkdown):
+    """A copy of an executed chapter with slide types set from the tags and its MyST made plain by `markdown`, the
+    chapter's."""
     deck = copy.deepcopy(notebook)
     for cell in deck.cells:
         kind = slide_type(cell)
@@ -347,9 +194,10 @@ def slide_notebook(notebook, glue: dict, bib: dict, refs: References, lang: str 
             continue
         if cell.cell_type == "markdown":
             try:
-                cell.source = myst_to_markdown(cell.source, glue, bib, refs, lang)
+                cell.source = markdown.markdown(cell.source)
             except UnresolvedReference as error:
-                raise UnresolvedReference(f"{name}: a slide cell beginning {cell.source.strip()[:60]!r}: {error}") from None
+                where = f"{markdown.path.stem}: a slide cell beginning {cell.source.strip()[:60]!r}"
+                raise UnresolvedReference(f"{where}: {error}") from None
         elif cell.cell_type == "code":
             if SHOW_CODE_TAG not in cell.metadata.get("tags", []):
                 cell.metadata["transient"] = {"remove_source": True}
@@ -383,9 +231,7 @@ def write_decks(executed: Path, out: Path, reveal: Path | None = None, edition: 
     """Write one deck per tagged chapter of `edition` into `out` (and reveal.js into out/reveal.js); return slides per
     deck."""
     out.mkdir(parents=True, exist_ok=True)
-    bib = _bib_labels(BOOK / "references.bib")
-    pages = executed_pages(executed, edition)
-    refs = References.of_edition(pages, edition)
+    labels = classroom_markdown.edition_of(edition.root, edition.lang)
     extra = {
         "mathjax_url": MATHJAX_URL,
         "figure_script": (STATIC / "interactive_figures.js").read_text(),
@@ -395,15 +241,13 @@ def write_decks(executed: Path, out: Path, reveal: Path | None = None, edition: 
     }
     exporter, counts = _exporter(), {}
     exporter.language_code = edition.language_code
-    for path, notebook in pages.items():
+    for path, notebook in executed_pages(executed, edition).items():
         if not has_deck(notebook):
             continue
-        glue_file = path.with_suffix(".glue.json")
-        glue = json.loads(glue_file.read_text()) if glue_file.is_file() else {}
-        title = refs.pages[path.stem]
+        markdown = SlideMarkdown(path, labels, classroom_markdown.built_glue(path))
         html, _ = exporter.from_notebook_node(
-            slide_notebook(notebook, glue, bib, refs, edition.lang, path.stem),
-            resources={"metadata": {"name": title}, "rope": extra},
+            slide_notebook(notebook, markdown),
+            resources={"metadata": {"name": deck_title(labels.target(path.stem).text)}, "rope": extra},
         )
         (out / f"{path.stem}.slides.html").write_text(html)
         counts[path.stem] = count_slides(html)

@@ -7,12 +7,13 @@ student edition drops every solution block. A coding exercise (one whose stateme
 names an auto-check, `check_<name>(`) gets in its place an empty "your turn" cell
 holding a stub of each checked function, and a cell that runs the check on it; on the
 stub the check reports NOT YET. The cells the site leaves out (tagged remove-cell: the
-teacher's speaker notes, and cells that only glue a number into the text) are left out
-too; a cell the site shows without its code keeps its code, folded. The code of the
-chapter stays as it is, so the student edition runs top to bottom as the chapter does;
-its Markdown is rewritten as plain Markdown (classroom_markdown.py), with the values the
-executed chapter glued filled in, so that JupyterLab shows it as the site does with no
-extension installed (a JupyterHub's nbgitpuller clone runs no set-up script).
+teacher's speaker notes, which may answer the question the teacher is to ask, and cells
+that only glue a number into the text) are left out too; a cell the site shows without
+its code keeps its code, folded. The code of the chapter stays as it is, so the student
+edition runs top to bottom as the chapter does; its Markdown is rewritten as plain
+Markdown (classroom_markdown.py), with the values the executed chapter glued filled in,
+so that JupyterLab shows it as the site does with no extension installed (a
+JupyterHub's nbgitpuller clone runs no set-up script).
 
 Loaded by Jupyter Book as a local Sphinx extension, it writes `<chapter>.student.ipynb`
 beside each executed notebook in the site's `_sources` (book_site.py offers both in
@@ -37,13 +38,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import classroom_markdown
+
 SUFFIX = ".student.ipynb"
 """A chapter's student edition is `<chapter>.student.ipynb`."""
-
-REMOVED_TAG = "remove-cell"
-"""The tag of the cells the site leaves out: the teacher's speaker notes (tagged "notes" too, which the decks show)
-and the cells that only glue a number into the text. The student edition leaves them out as well: a note may
-answer the question the teacher is to ask."""
 
 YOUR_TURN_TAG = "your-turn"
 CHECK_TAG = "check-your-answer"
@@ -170,8 +168,6 @@ text/plain), so that a test can rebuild the edition from the chapter without run
 @functools.lru_cache(maxsize=None)
 def edition_of(folder: Path):
     """The labels and references of the edition that holds a chapter's folder (book/ or book/zh/)."""
-    import classroom_markdown
-
     root = folder if (folder / "_toc.yml").is_file() else folder.parent
     return classroom_markdown.edition_of(root, "zh" if root.name == "zh" else "en")
 
@@ -196,8 +192,6 @@ def glued_values_of(chapter: Path, executed: Path | None = None, verbose: bool =
     import jupytext
     import nbformat
 
-    import classroom_markdown
-
     notebook = jupytext.read(chapter, fmt="md:myst")
     candidates = [executed] if executed is not None else [executed_path(chapter)]
     for path in candidates:
@@ -206,24 +200,13 @@ def glued_values_of(chapter: Path, executed: Path | None = None, verbose: bool =
             if executed is not None or code_of(done) == code_of(notebook):
                 if verbose:
                     print(f"  glued values of {chapter.name} from {path}")
-                return classroom_markdown.glued_values(done) | built_glue(path)
+                return classroom_markdown.glued_values(done) | classroom_markdown.built_glue(path)
     from nbclient import NotebookClient
 
     if verbose:
         print(f"  running {chapter} for its glued values ...", flush=True)
     NotebookClient(notebook, timeout=1800, kernel_name="python3", resources={"metadata": {"path": str(chapter.parent)}}).execute()
     return classroom_markdown.glued_values(notebook)
-
-
-def built_glue(executed: Path) -> dict[str, dict[str, str]]:
-    """The values a book build glued in a chapter, name → MIME bundle: myst-nb takes the hidden ones (`display=False`)
-    out of the executed notebook it writes, and keeps them all beside it in <chapter>.glue.json."""
-    import json
-
-    path = executed.with_name(executed.stem + ".glue.json")
-    if not path.is_file():
-        return {}
-    return {name: output["data"] for name, output in json.loads(path.read_text()).items()}
 
 
 def student_notebook(chapter: Path, glued: dict[str, dict[str, str]] | None = None, source: str | None = None):
@@ -233,13 +216,11 @@ def student_notebook(chapter: Path, glued: dict[str, dict[str, str]] | None = No
     chapter's text where given (a test's edit)."""
     import jupytext
 
-    import classroom_markdown
-
     if glued is None:
         glued = glued_values_of(chapter)
     rewriter = classroom_markdown.Chapter(chapter, edition_of(chapter.parent.resolve()), glued)
     notebook = jupytext.reads(student_source(chapter.read_text() if source is None else source), fmt="md:myst")
-    notebook.cells = [cell for cell in notebook.cells if REMOVED_TAG not in cell.metadata.get("tags", [])]
+    notebook.cells = [cell for cell in notebook.cells if classroom_markdown.on_the_page(cell)]
     for number, cell in enumerate(notebook.cells):  # ids from the order, not random: the same source, the same file
         cell["id"] = f"{chapter.stem}-{number}"
         tags = set(cell.metadata.get("tags", []))

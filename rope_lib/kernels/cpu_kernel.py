@@ -125,7 +125,7 @@ def handles(x: torch.Tensor, out: torch.Tensor) -> bool:
 def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out: torch.Tensor, layout: str) -> None:
     """Write RoFormer eq. 34 of x into out (which may be x): x, out (B, T, H, rot); cos, sin (T, rot/2) or (B, T, rot/2).
 
-    The caller has checked the arguments (`checks.require_rotary_inputs`, `checks.require_out`) and `handles(x, out)`.
+    The caller has checked the arguments (`rotate_pairs_fused_arguments` in `fused`) and `handles(x, out)`.
     The write goes behind autograd's back, so out's version counter is bumped, as torch's in-place writes do:
     a copy of out saved for backward is then known to be stale.
     """

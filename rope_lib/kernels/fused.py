@@ -42,7 +42,7 @@ import types
 
 import torch
 
-from .._validate import require_out, require_rotary_inputs
+from .._validate import checked_by, compute_dtype, refuse, require_bthd, require_layout, require_rotary_dim
 from ..rope import rotate_pairs
 from . import cpu_kernel
 
@@ -170,6 +170,87 @@ def kernel_name(x: torch.Tensor, out: torch.Tensor, layout: str) -> str:
     return kernels_for(x, out, layout)[0]
 
 
+def require_tables(x: torch.Tensor, cos, sin, rotary_dim: int | None) -> None:
+    """cos and sin for x (B, T, H, D): one shape, (T, rot/2) or (B, T, rot/2), x's compute dtype, x's device."""
+    batch, seq, _, dim = x.shape
+    half = rotary_dim // 2 if rotary_dim is not None else dim // 2
+    want = compute_dtype(x.dtype)
+    for name, table in (("cos", cos), ("sin", sin)):
+        if not isinstance(table, torch.Tensor):
+            refuse(name, "be a torch.Tensor", type(table).__name__, TypeError)
+        if table.shape not in ((seq, half), (batch, seq, half)):
+            d2 = "D/2" if rotary_dim is None else "rotary_dim/2"
+            refuse(name, f"have shape (T, {d2}) = ({seq}, {half}) or (B, T, {d2}) = ({batch}, {seq}, {half}) to match x of "
+                   f"shape {tuple(x.shape)}", tuple(table.shape))
+        if table.device != x.device:
+            refuse(name, f"be on x's device {x.device}", table.device)
+        if table.dtype != want:
+            refuse(name, f"have dtype {want} to rotate x of dtype {x.dtype}", table.dtype, TypeError)
+    if cos.shape != sin.shape:
+        refuse("cos and sin", "have the same shape", f"{tuple(cos.shape)} and {tuple(sin.shape)}")
+
+
+def _byte_span(t: torch.Tensor) -> tuple[int, int]:  # the first and one past the last byte t can touch
+    reach = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()) if size > 0)
+    return t.data_ptr(), t.data_ptr() + (reach + 1) * t.element_size()
+
+
+def share_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether a and b have a byte in common. Free when their byte spans are apart (a KV-cache slice and
+    a fresh tensor); else exact, at one mark per byte of the spans, because spans may interleave
+    without sharing an element (the two halves of each row of one buffer). Meta tensors hold no memory."""
+    if a.is_meta or not (a.numel() and b.numel()):
+        return False
+    (a0, a1), (b0, b1) = _byte_span(a), _byte_span(b)
+    if a1 <= b0 or b1 <= a0:
+        return False
+    start = min(a0, b0)
+    marks = torch.zeros(max(a1, b1) - start, dtype=torch.bool)
+
+    def bytes_of(t):  # the marks under t's bytes, as a view of shape (*t.shape, element_size)
+        size = t.element_size()
+        return marks.as_strided((*t.shape, size), (*(stride * size for stride in t.stride()), 1), t.data_ptr() - start)
+
+    bytes_of(a).fill_(True)
+    return bool(bytes_of(b).any())
+
+
+def require_out(out, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> None:
+    """A buffer for the rotation of x: x's shape, dtype and device, no element written twice, none of cos or sin
+    (they are read while out is written), and either none of x or x itself (in place)."""
+    if not isinstance(out, torch.Tensor):
+        refuse("out", "be a torch.Tensor or None", type(out).__name__, TypeError)
+    if out.shape != x.shape or out.dtype != x.dtype or out.device != x.device:
+        refuse("out", f"match x: shape {tuple(x.shape)}, dtype {x.dtype}, device {x.device}",
+               f"shape {tuple(out.shape)}, dtype {out.dtype}, device {out.device}")
+    if any(stride == 0 and size > 1 for size, stride in zip(out.shape, out.stride())):
+        refuse("out", "not be an expanded tensor (stride 0 writes one element many times)", f"strides {out.stride()}")
+    in_place = out.data_ptr() == x.data_ptr() and out.stride() == x.stride()
+    if not in_place and share_memory(out, x):
+        raise ValueError("out overlaps x without being x: pass out=x to rotate in place, or a separate buffer")
+    for name, table in (("cos", cos), ("sin", sin)):
+        if share_memory(out, table):
+            raise ValueError(f"out overlaps {name}: the rotation would overwrite the table while reading it; pass a separate buffer")
+
+
+def rotate_pairs_fused_arguments(a) -> None:
+    """x (B, T, H, D), its layout and rotary_dim, tables for it, and out: None or a buffer autograd need not see."""
+    x, cos, sin, out = require_bthd(a["x"], "x"), a["cos"], a["sin"], a["out"]
+    require_layout(a["layout"])
+    require_rotary_dim(a["rotary_dim"], x.shape[-1])
+    require_tables(x, cos, sin, a["rotary_dim"])
+    if out is None:
+        return
+    require_out(out, x, cos, sin)
+    grad_args = [name for name, t in (("x", x), ("cos", cos), ("sin", sin), ("out", out)) if t.requires_grad]
+    if torch.is_grad_enabled() and grad_args:
+        raise RuntimeError(
+            "rotate_pairs_fused(): autograd cannot record a rotation written into out=, but it was given arguments that "
+            f"require grad: {', '.join(grad_args)}; pass out=None for a differentiable result, or call it under torch.no_grad()"
+        )
+
+
+@checked_by(rotate_pairs_fused_arguments)
 def rotate_pairs_fused(
     x: torch.Tensor,
     cos: torch.Tensor,
@@ -180,7 +261,7 @@ def rotate_pairs_fused(
     out: torch.Tensor | None = None,
     kernel: str | None = None,
 ) -> torch.Tensor:
-    """`rope_lib.rotate_pairs` (RoFormer eq. 34) in one pass over memory, same checks and results.
+    """`rope_lib.rotate_pairs` (RoFormer eq. 34) in one pass over memory, same results, with its arguments checked.
 
     x (B, T, H, D); cos, sin (T, rot/2) or (B, T, rot/2) in float32 (float64 for float64 x).
     out: where to write, same shape, dtype and device as x (a slice of a KV cache, say), sharing no
@@ -189,18 +270,11 @@ def rotate_pairs_fused(
     When autograd has to record the rotation, the eager form runs; as for torch's own out= functions,
     autograd cannot record a write into a given out, so that is then an error (use torch.no_grad()).
     """
-    rot = require_rotary_inputs(x, cos, sin, layout, rotary_dim)
-    fresh = out is None
-    if fresh:
+    rot = x.shape[-1] if rotary_dim is None else rotary_dim
+    if out is None:
         out = torch.empty_like(x, memory_format=torch.contiguous_format)
-    in_place = require_out(out, x, cos, sin)
-    grad_args = [name for name, t in (("x", x), ("cos", cos), ("sin", sin), ("out", out)) if t.requires_grad]
-    needs_grad = torch.is_grad_enabled() and bool(grad_args)
-    if needs_grad and not fresh:
-        raise RuntimeError(
-            "rotate_pairs_fused(): autograd cannot record a rotation written into out=, but it was given arguments that "
-            f"require grad: {', '.join(grad_args)}; pass out=None for a differentiable result, or call it under torch.no_grad()"
-        )
+    in_place = out.data_ptr() == x.data_ptr() and out.stride() == x.stride()
+    needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (x, cos, sin))  # out=None, as checked
     head = x[..., :rot]  # (B, T, H, rot): the coordinates that turn
     head_out = head if in_place else out[..., :rot]  # in place: one tensor object, so the compiler sees the aliasing
     usable = ["eager"] if needs_grad else kernels_for(head, head_out, layout)  # the kernels are for inference: no autograd

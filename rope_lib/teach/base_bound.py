@@ -27,15 +27,20 @@ import math
 
 import numpy as np
 
-from .. import _validate
-from .._validate import checked_by, require_base, require_even_dim, require_positive_int
+from .._validate import checked_by, refuse, require_base, require_even_dim, require_positive_int
 from ..frequencies import inv_freq
 
 
-@checked_by(_validate.b_m_theta_arguments)
+def b_m_theta_arguments(a) -> None:
+    if np.ndim(a["freqs"]) != 1 or np.size(a["freqs"]) == 0:
+        refuse("freqs", "be a non-empty vector of frequencies θ_i", f"shape {np.shape(a['freqs'])}")
+
+
+@checked_by(b_m_theta_arguments)
 def b_m_theta(positions, freqs) -> np.ndarray:
     """B_{Δ,θ} = Σ_i cos(Δ·θ_i) for every distance Δ in `positions`, shape
     positions.shape (the direct sum)."""
+    positions = np.asarray(positions, dtype=float)  # a list too
     return np.cos(positions[..., None] * freqs).sum(axis=-1)
 
 

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _validate
-from .._validate import checked_by
+from .._validate import arguments, checked_by, refuse, require_positive_int
 
 
-@checked_by(_validate.pair_to_complex_arguments)
+def pair_to_complex_arguments(a) -> None:
+    if np.ndim(a["v"]) == 0 or np.shape(a["v"])[-1] != 2:
+        refuse("v", "have a last axis of length 2 (the pair (a, b))", f"shape {np.shape(a['v'])}")
+
+
+@checked_by(pair_to_complex_arguments)
 def pair_to_complex(v) -> np.ndarray:
     """(…, 2) real pairs (a, b) → (…) complex a + ib."""
+    v = np.asarray(v, dtype=np.float64)  # a list too
     return v[..., 0] + 1j * v[..., 1]
 
 
@@ -25,7 +30,12 @@ def complex_to_pair(z) -> np.ndarray:
     return np.stack([z.real, z.imag], axis=-1)  # (…, 2)
 
 
-@checked_by(_validate.exp_partial_sums_arguments)
+def require_number(z, name: str) -> None:
+    if not isinstance(z, (int, float, complex, np.number)) or isinstance(z, bool):
+        refuse(name, "be a number", type(z).__name__, TypeError)
+
+
+@checked_by(arguments(n_terms=require_positive_int, z=require_number))
 def exp_partial_sums(z: complex, n_terms: int) -> np.ndarray:
     """S_N(z) = Σ_{k=0}^{N} z^k / k! for N = 0 … n_terms − 1,
     shape (n_terms,) complex.

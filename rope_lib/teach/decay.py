@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _validate
-from .._validate import checked_by, require_even_dim
+from .._validate import arguments, checked_by, require_base, require_even_dim
 from ..frequencies import DEFAULT_BASE, angles
 
 
@@ -98,7 +97,7 @@ def abel_bound(h, relative, base: float = DEFAULT_BASE) -> np.ndarray:
     return largest_step * np.abs(partial_sums(relative, 2 * h.size, base)[..., 1:]).sum(axis=-1)
 
 
-@checked_by(_validate.frequencies_arguments)
+@checked_by(arguments(d=require_even_dim, base=require_base))
 def relative_upper_bound(
     relative, d: int, base: float = DEFAULT_BASE
 ) -> np.ndarray:

@@ -9,16 +9,15 @@ position interpolation ("linear"), NTK-aware scaling ("ntk") or YaRN ("yarn"), a
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import torch
 from torch import nn
 
-from .. import _validate
-from .._validate import checked_by, require_non_negative_int, require_positive_int
+from .._validate import arguments, checked_by, refuse, require_factor, require_non_negative_int, require_positive_int
 from ..llama import Model
 from ..scaling import RopeScaling
 from .position_tasks import IGNORE, require_predictions
+from .training import require_model
 
 TEST_TIME_RULES = {"pi": "linear", "ntk": "ntk", "yarn": "yarn"}
 """The rescalings tried on a trained RoPE model, by the name the experiment records, → the method of `SCALING_RULES`:
@@ -62,7 +61,16 @@ def accuracy(model: nn.Module, task, *, seq_len: int, n_sequences: int = 256, ba
     return right / asked
 
 
-@checked_by(functools.partial(_validate.rescaled_arguments, model_type=Model, rules=TEST_TIME_RULES))
+def rescaled_arguments(a) -> None:
+    require_model(a["model"])
+    if a["model"].config.position_encoding != "rope":
+        refuse("model", "use position_encoding='rope' to be rescaled", repr(a["model"].config.position_encoding))
+    if a["rule"] not in TEST_TIME_RULES:
+        refuse("rule", f"be one of {tuple(TEST_TIME_RULES)}", repr(a["rule"]))
+    arguments(factor=require_factor, trained_len=require_positive_int)(a)
+
+
+@checked_by(rescaled_arguments)
 def rescaled(
     model: Model, rule: str, factor: float, *, trained_len: int
 ) -> Model:

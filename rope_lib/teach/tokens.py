@@ -13,14 +13,20 @@ import re
 
 import numpy as np
 
-from .. import _validate
-from .._validate import checked_by, require_positive_int
+from .._validate import arguments, checked_by, refuse, require_bool, require_matrix_for, require_non_negative_int, require_positive_int, require_real
 
 TOKEN_PATTERN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
 """A word (letters and digits, with an optional 's or n't style ending) or one punctuation mark."""
 
 
-@checked_by(_validate.tokenize_arguments)
+def tokenize_arguments(a) -> None:
+    if not isinstance(a["text"], str):
+        refuse("text", "be a str", type(a["text"]).__name__, TypeError)
+    if not a["text"].strip():  # every character but white space is a token or part of one
+        refuse("text", "contain at least one word or punctuation mark", repr(a["text"]))
+
+
+@checked_by(tokenize_arguments)
 def tokenize(text: str) -> list[str]:
     """w_0 … w_{N−1}: the lower-cased words and punctuation marks of
     `text`, in order.
@@ -50,7 +56,7 @@ def token_ids(tokens, vocab: dict[str, int]) -> np.ndarray:
     return np.array([vocab[token] for token in tokens], dtype=np.int64)
 
 
-@checked_by(_validate.embedding_table_arguments)
+@checked_by(arguments(vocab_size=require_positive_int, d=require_positive_int, seed=require_non_negative_int))
 def embedding_table(
     vocab_size: int, d: int, seed: int = 0
 ) -> np.ndarray:
@@ -75,7 +81,7 @@ def embed(ids, table: np.ndarray) -> np.ndarray:
 
 def projection(d_in: int, d_out: int, seed: int) -> np.ndarray:
     """A seeded (d_out, d_in) matrix W with entries N(0, 1/d_in), so that W x keeps the scale of x."""
-    d_in, d_out = require_positive_int(d_in, "d_in"), require_positive_int(d_out, "d_out")
+    require_positive_int(d_in, "d_in"), require_positive_int(d_out, "d_out")
     return np.random.default_rng(seed).standard_normal((d_out, d_in)) / np.sqrt(d_in)
 
 
@@ -107,11 +113,18 @@ def attention_outputs(weights: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def causal_visibility(n_tokens: int) -> np.ndarray:
     """(N, N) booleans, True where query m may see key n, that is n ≤ m (the lower triangle)."""
-    n_tokens = require_positive_int(n_tokens, "n_tokens")
+    require_positive_int(n_tokens, "n_tokens")
     return np.tril(np.ones((n_tokens, n_tokens), dtype=bool))
 
 
-@checked_by(_validate.self_attention_arguments)
+def self_attention_arguments(a) -> None:
+    if np.ndim(a["x"]) != 2:
+        refuse("x", "have shape (N, d)", f"{np.ndim(a['x'])} dimensions {np.shape(a['x'])}")
+    for name in ("w_q", "w_k", "w_v"):
+        require_matrix_for(a[name], np.shape(a["x"])[1], name)
+
+
+@checked_by(arguments(causal=require_bool), self_attention_arguments)
 def self_attention(
     x: np.ndarray,
     w_q: np.ndarray,
@@ -129,6 +142,7 @@ def self_attention(
     decoder's mask), so the outputs depend on the order; the score of a
     visible pair is still (W_q x_m)·(W_k x_n).
     """
+    x, w_q, w_k, w_v = map(np.asarray, (x, w_q, w_k, w_v))  # lists too
     q = x @ w_q.T  # (N, d_k)
     k = x @ w_k.T  # (N, d_k)
     v = x @ w_v.T  # (N, d_v)
@@ -140,7 +154,14 @@ def self_attention(
     return attention_outputs(weights, v), weights
 
 
-@checked_by(_validate.is_permutation_equivariant_arguments, covers_its_calls=False)
+def is_permutation_equivariant_arguments(a) -> None:
+    if not callable(a["layer"]):
+        refuse("layer", "be a function of the rows x", type(a["layer"]).__name__, TypeError)
+    if sorted(np.asarray(a["perm"]).tolist()) != list(range(len(a["x"]))):
+        refuse("perm", f"be a permutation of range({len(a['x'])})", f"{np.asarray(a['perm']).tolist()!r:.80}")
+
+
+@checked_by(is_permutation_equivariant_arguments, arguments(atol=require_real))
 def is_permutation_equivariant(
     layer, x: np.ndarray, perm, atol: float = 1e-12
 ) -> bool:
@@ -150,6 +171,7 @@ def is_permutation_equivariant(
     `layer` maps (N, d) rows to (N, d_out) rows; `perm` must be a
     permutation of range(N).
     """
+    x, perm = np.asarray(x), np.asarray(perm)  # lists too
     shuffled_in = layer(x[perm])
     shuffled_out = layer(x)[perm]
     return bool(np.allclose(shuffled_in, shuffled_out, rtol=0, atol=atol))

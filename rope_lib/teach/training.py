@@ -7,14 +7,11 @@ model cannot memorise sequences, only the rule.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .. import _validate
-from .._validate import checked_by, require_device, require_non_negative_int
+from .._validate import arguments, checked_by, refuse, require_device, require_non_negative_int, require_positive_int, require_positive_real
 from ..frequencies import DEFAULT_BASE
 from ..llama import Model, ModelConfig, default_device
 from .position_tasks import IGNORE, require_predictions
@@ -70,7 +67,20 @@ def masked_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE)
 
 
-@checked_by(functools.partial(_validate.train_model_arguments, model_type=Model), covers_its_calls=False)
+def require_model(model) -> None:
+    if not isinstance(model, Model):
+        refuse("model", "be a rope_lib.Model", type(model).__name__, TypeError)
+
+
+def train_model_arguments(a) -> None:
+    require_model(a["model"])
+    arguments(steps=require_positive_int, batch_size=require_positive_int, lr=require_positive_real,
+              seed=require_non_negative_int, seq_len=require_positive_int)(a)
+    if a["seq_len"] > a["model"].config.max_seq_len:
+        refuse("seq_len", f"be at most the model's max_seq_len={a['model'].config.max_seq_len}", a["seq_len"])
+
+
+@checked_by(train_model_arguments)
 def train_model(
     model: Model,
     task,

@@ -14,7 +14,9 @@ import pytest
 from paths import ROOT, chapters, chinese_chapters, toc_parts
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import classroom_markdown  # noqa: E402
 import slides  # noqa: E402
+import student_notebooks  # noqa: E402
 
 SLIDES_PER_DECK = range(8, 21)
 """A 45-minute lecture covers a chapter or two: each deck holds 8 to 20 slides."""
@@ -87,10 +89,20 @@ def test_no_chapter_stacks_slides_vertically():
         assert "subslide" not in tags, f"{chapter}: a subslide is reached only by the down-arrow key"
 
 
+def made_up_edition(chapter: int | None = None) -> classroom_markdown.Edition:
+    """An edition of one page, `page_x` (chapter `chapter`), titled "Page X", with a section `ch-x` and an equation
+    `eq-x`, numbered 1, and the book's references."""
+    return classroom_markdown.Edition(
+        "en", {"page_x": chapter} if chapter else {},
+        targets={"ch-x": classroom_markdown.Target("Title"), "page_x": classroom_markdown.Target("Page X")},
+        equations={"eq-x": classroom_markdown.Equation("1", "x = 1")},
+        citations=classroom_markdown.citations(ROOT / "book" / "references.bib"),
+    )
+
+
 def test_myst_becomes_markdown_a_deck_can_render():
-    glue = {"glance_d": {"data": {"text/plain": "128"}}, "gap": {"data": {"text/plain": "3.14159e-13"}}}
-    bib = slides._bib_labels(ROOT / "book" / "references.bib")
-    refs = slides.References(numbers={"eq-x": 1}, bodies={"eq-x": "x = 1"}, headings={"ch-x": "Title"}, pages={"page_x": "Page X"})
+    glued = {"glance_d": {"text/plain": "128"}, "gap": {"text/plain": "3.14159e-13"}}
+    edition = made_up_edition(chapter=6)
     text = (
         "(ch-x)=\n# Title\n\nFor $d =$ {glue:text}`glance_d` the gap is {glue:text}`gap:.1e` {cite}`su2021roformer`.\n\n"
         "$$\nx = 1\n$$ (eq-x)\n\nSee {eq}`eq-x`, {ref}`ch-x`, {doc}`page_x` and {ref}`that chapter <ch-x>`.\n\n"
@@ -98,48 +110,80 @@ def test_myst_becomes_markdown_a_deck_can_render():
         "```{prf:definition} The goal\n:label: def-goal\n\nFind $f$.\n```\n\n"
         "```{literalinclude} ../rope_lib/frequencies.py\n:pyobject: inv_freq\n```\n"
     )
-    out = slides.myst_to_markdown(text, glue, bib, refs)
+    out = slides.SlideMarkdown(ROOT / "book" / "page_x.md", edition, glued).markdown(text)
+    assert out.startswith("# Title\n"), "a slide shows the chapter's title without its number"
     assert "(ch-x)=" not in out and "$$ (eq-x)" not in out and "$$\nx = 1\n\\tag{1}\n$$" in out
-    assert "For $d =$ 128 the gap is 3.1e-13 (Su et al. 2021)." in out
+    assert "For $d =$ 128 the gap is 3.1e-13 (Su et al., 2021)." in out
     assert "See (1), Title, Page X and that chapter." in out
     assert "**After this chapter you can**\n\n- do things" in out
     assert "**Definition: The goal.**\n\nFind $f$." in out
     assert "literalinclude" not in out and ":class:" not in out and ":label:" not in out
 
 
+@pytest.mark.parametrize("folder", ["book", "book/zh"])
+def test_a_citation_reads_the_same_in_a_deck_and_in_a_student_edition(folder):
+    """Decks and student editions cite with one reader of references.bib, as the site does: "(Su et al., 2021)"."""
+    chapter = ROOT / folder / "rope_2d.md"
+    edition = student_notebooks.edition_of(chapter.parent)
+    cited = "RoPE {cite}`su2021roformer`, after {cite}`su2021roformer,vaswani2017attention`."
+    deck = slides.SlideMarkdown(chapter, edition, {}).markdown(cited)
+    student = classroom_markdown.Chapter(chapter, edition, {}).markdown(cited)
+    assert deck == student == "RoPE (Su et al., 2021), after (Su et al., 2021; Vaswani et al., 2017)."
+
+
 def test_a_slide_shows_the_pages_equation_and_never_a_question_mark():
     """`{equation}`label`` shows the labelled equation as the page has it, with the site's number; a reference,
-    citation or glued name the edition lacks stops the build instead of showing "(?)"."""
-    refs = slides.References(numbers={"eq-x": "6.2"}, bodies={"eq-x": "a = b\\\\\n  c = d"})
-    assert slides.myst_to_markdown("Set $n = m$:\n\n{equation}`eq-x`\n", {}, {}, refs) == "Set $n = m$:\n\n$$\na = b\\\\\n  c = d\n\\tag{6.2}\n$$\n"
-    for planted in ("{equation}`eq-y`", "See {eq}`eq-y`.", "{ref}`ex-y`", "{doc}`nowhere`", "{glue:text}`missing`", "{cite}`nobody2099`", "{numref}`fig-x`"):
+    citation or glued name the edition lacks stops the build instead of showing "(?)", naming the chapter and cell."""
+    edition = made_up_edition()
+    edition.equations["eq-x"] = classroom_markdown.Equation("6.2", "a = b\\\\\n  c = d")
+    markdown = slides.SlideMarkdown(ROOT / "book" / "page_x.md", edition, {})
+    assert markdown.markdown("Set $n = m$:\n\n{equation}`eq-x`\n") == "Set $n = m$:\n\n$$\na = b\\\\\n  c = d\n\\tag{6.2}\n$$"
+    planted = ("{equation}`eq-y`", "{equation}`ch-x`", "See {eq}`eq-y`.", "{ref}`ex-y`", "{ref}`eq-x`", "{doc}`nowhere`",
+               "{glue:text}`missing`", "{cite}`nobody2099`", "{numref}`fig-x`")
+    for text in planted:
         with pytest.raises(slides.UnresolvedReference):
-            slides.myst_to_markdown(planted, {}, {"su2021roformer": "Su et al. 2021"}, refs)
+            markdown.markdown(text)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("See {eq}`eq-y`.", metadata={"tags": ["slide"]})])
+    with pytest.raises(slides.UnresolvedReference, match=r"page_x: a slide cell beginning 'See \{eq\}`eq-y`.'"):
+        slides.slide_notebook(notebook, markdown)
 
 
-def test_equations_are_numbered_as_the_page_numbers_them():
-    notebook = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("$$\na\n$$ (first)\n\n$$\nb\n$$"),
-        nbformat.v4.new_code_cell("x = 1"),
-        nbformat.v4.new_markdown_cell("$$\nc\n$$ (second)\n\n1. In a list item:\n\n   $$\n   e\n   $$ (indented)"),
-    ])
-    assert slides._equation_numbers(notebook) == {"first": 1, "second": 2, "indented": 3}
-    assert slides._equation_numbers(notebook, 6) == {"first": "6.1", "second": "6.2", "indented": "6.3"}  # per chapter, as the site
-    assert slides._equation_bodies(notebook) == {"first": "a", "second": "c", "indented": "e"}
-    assert slides._labelled_equations("$$\nb\n$$\n\n$$\nc \\\\\n  d\n$$ (x)") == [("x", "c \\\\\n  d")]
-    tagged = slides.myst_to_markdown("1. Item:\n\n   $$\n   e\n   $$ (indented)\n", {}, {}, slides.References(numbers={"indented": "6.3"}))
-    assert "   $$\n   e\n   \\tag{6.3}\n   $$" in tagged
-    deck_only = nbformat.v4.new_markdown_cell("$$\nz\n$$ (on-a-slide)", metadata={"tags": ["slide", "remove-cell"]})
-    notebook.cells.insert(0, deck_only)
-    assert "on-a-slide" not in slides._equation_numbers(notebook), "the site numbers only what the page shows"
+def made_up_chapter(folder) -> classroom_markdown.Edition:
+    """A book of one numbered chapter, `page`, whose cells label equations, one of them in a slide cell the page never
+    shows, and headings, one of them opening the cell after its label's."""
     import jupytext
 
-    assert slides._heading_labels(slides._page_markdown(jupytext.read(ROOT / "book" / "rope_nd.md")))["ch-rope-nd"] == "RoPE in d dimensions"
+    (folder / "_toc.yml").write_text("format: jb-book\nroot: page\nparts:\n  - caption: A\n    numbered: 1\n    chapters:\n"
+                                     "      - file: page\n")
+    (folder / "_config.yml").write_text("title: A\n")
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("$$\nz\n$$ (on-a-slide)", metadata={"tags": ["slide", "remove-cell"]}),
+        nbformat.v4.new_markdown_cell("# The page\n\n$$\na\n$$ (first)\n\n$$\nb\n$$\n\n(sec-late)="),
+        nbformat.v4.new_markdown_cell("## A late heading\n\n(sec-both)=\n## Both"),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_markdown_cell("$$\nc\n$$ (sec-both)\n\n1. In a list item:\n\n   $$\n   e\n   $$ (indented)"),
+    ])
+    (folder / "page.md").write_text(jupytext.writes(notebook, fmt="md:myst"))
+    return classroom_markdown.edition_of(folder, "en")
+
+
+def test_equations_are_numbered_as_the_page_numbers_them(tmp_path):
+    """One reader numbers the equations for the decks and the student editions, as the site does: per chapter, only
+    what the page shows, a section's label and an equation's apart."""
+    edition = made_up_chapter(tmp_path)
+    assert {label: (eq.number, eq.tex) for label, eq in edition.equations.items()} == {
+        "first": ("1.1", "a"), "sec-both": ("1.2", "c"), "indented": ("1.3", "e")}, "the site numbers only what the page shows"
+    assert edition.target("sec-late").text == "A late heading" and edition.target("sec-both").text == "Both"
+    markdown = slides.SlideMarkdown(tmp_path / "page.md", edition, {})
+    assert "   $$\n   e\n   \\tag{1.3}\n   $$" in markdown.markdown("1. Item:\n\n   $$\n   e\n   $$ (indented)\n")
+    assert markdown.markdown("{ref}`sec-both`, {eq}`sec-both`, {ref}`sec-late`") == "Both, (1.2), A late heading"
+    assert classroom_markdown.edition_of(ROOT, "en").target("ch-rope-nd").text == "RoPE in d dimensions"
+    assert slides.deck_title("Multiplying by $e^{\\mathrm{i}\\theta}$") == "Multiplying by e^{\\mathrm{i}\\theta}", "a deck's <title> shows no math"
 
 
 def test_chapter_numbers_follow_the_numbered_toc():
     parts = toc_parts()
-    numbers = slides._chapter_numbers()
+    numbers = classroom_markdown.chapter_numbers(ROOT)
     numbered = [entry["file"].split("/")[-1] for part in parts if part.get("numbered") for entry in part["chapters"]]
     assert parts[0]["numbered"], "the teaching chapters are numbered, so equations are numbered per chapter"
     assert list(numbers) == numbered and list(numbers.values()) == list(range(1, len(numbered) + 1))  # running on across parts
@@ -153,13 +197,13 @@ def test_deck_equation_numbers_are_the_sites(built_book):
     result, html = built_book
     if result.returncode != 0:
         pytest.fail("the book did not build; see test_book_builds_with_zero_warnings")
-    numbers = slides._chapter_numbers()
+    edition = classroom_markdown.edition_of(ROOT, "en")
+    numbers = edition.chapters
     for chapter in slide_chapters():
         name = chapter.split("/")[-1]
         page = (html / f"{chapter}.html").read_text()
         site = dict(re.findall(r'id="equation-([\w-]+)">\s*<span class="eqno">\(([\d.]+)\)', page))
-        notebook = nbformat.read(html.parent / "jupyter_execute" / f"{chapter}.ipynb", 4)
-        deck = {label: str(n) for label, n in slides._equation_numbers(notebook, numbers.get(name)).items()}
+        deck = {label: eq.number for label, eq in edition.equations.items() if eq.number.startswith(f"{numbers[name]}.")}
         assert deck == site, f"{chapter}: slides {deck}, site {site}"
         assert all(n.startswith(f"{numbers[name]}.") for n in site.values())
 
@@ -218,7 +262,9 @@ def test_the_derivation_decks_step_through_it(edition, name):
     import jupytext
 
     notebook = jupytext.read(ROOT / edition / f"{name}.md")
-    page = set(slides._equation_bodies(notebook))
+    labels = classroom_markdown.Edition("en")
+    labels.add_page(ROOT / edition / f"{name}.md")
+    page = set(labels.equations)
     shown = [cell for group in slides_of(notebook) for cell in group if slides.slide_type(cell) in ("slide", "fragment") and cell.cell_type == "markdown"]
     on_slides = {label for cell in shown for label in SHOWN_EQUATION.findall(cell.source)}
     assert DERIVATION[name] <= page, f"{edition}/{name}: steps the page does not label: {sorted(DERIVATION[name] - page)}"
@@ -253,7 +299,7 @@ def test_deck_cells_stay_off_the_page():
     for chapter in chapters() + chinese_chapters():
         for cell in jupytext.read(ROOT / f"{chapter}.md").cells:
             if cell.cell_type == "markdown" and slides.slide_type(cell) != "skip":
-                assert slides._removed(cell), f"{chapter}: a slide cell the page shows: {cell.source.strip()[:60]!r}"
+                assert not classroom_markdown.on_the_page(cell), f"{chapter}: a slide cell the page shows: {cell.source.strip()[:60]!r}"
 
 
 # ---- the decks as a lecturer presents them: headless Chromium at a projector's 1280×720 ----

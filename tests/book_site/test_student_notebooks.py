@@ -98,7 +98,7 @@ def test_the_student_edition_holds_no_speaker_note_and_nothing_the_site_removes(
     chapter, notebook = edition
     notes = speaker_notes(chapter)
     assert len(notes) >= 5, f"{chapter}: too few speaker notes to tell anything"
-    assert not tagged(notebook, student_notebooks.REMOVED_TAG)
+    assert not tagged(notebook, classroom_markdown.REMOVED_TAG)
     shown = {cell.source for cell in notebook.cells}
     assert not [note for note in notes if note in shown]
 
@@ -161,7 +161,7 @@ def made_up_edition(folder: Path):
         "$$", "x = 1", "$$ (second-one)", "", "```{math}", ":label: second-two", "y = 2", "```", "",
         "```{prf:theorem} Big", ":label: second-thm", "Text.", "```", "",
         ":::{table} Speeds", ":name: second-table", "| a |", "| - |", "| 1 |", ":::", "",
-        ":::{exercise}", ":label: second-ex", "Do it.", ":::", ""]))
+        ":::{exercise}", ":label: second-ex", "Do it.", ":::", "", "(no-such-heading)=", "A paragraph, under no heading.", ""]))
     return student_notebooks.edition_of.__wrapped__(folder)
 
 
@@ -221,10 +221,11 @@ def test_the_glued_values_come_from_a_build_as_myst_nb_leaves_it(tmp_path):
 
 
 @pytest.mark.parametrize("markup", ["{glue:text}`no_such_value`", "{eq}`no-such-label`", "{cite}`no_such_key`",
-                                    "{unknown}`role`", "```{unknown}\nbody\n```"])
+                                    "{ref}`no-such-heading`", "{unknown}`role`", "```{unknown}\nbody\n```"])
 def test_what_cannot_be_rewritten_stops_the_student_edition(markup, tmp_path):
-    """A glued value the chapter did not glue, a label or reference that does not exist, a role or directive with no
-    plain-Markdown form: an error naming it, never raw MyST in a student's notebook."""
+    """A glued value the chapter did not glue, a label or reference that does not exist, a reference to a label with no
+    title to show, a role or directive with no plain-Markdown form: an error naming it, never raw MyST in a student's
+    notebook."""
     rewriter = classroom_markdown.Chapter(tmp_path / "second.md", made_up_edition(tmp_path), {})
     with pytest.raises(ValueError, match=r"no_such|no-such|unknown"):
         rewriter.markdown(f"Text with\n\n{markup}\n")
@@ -310,7 +311,7 @@ def test_the_student_editions_number_equations_as_the_site(built_book):
         page = (html / f"{chapter}.html").read_text()
         numbers = dict(re.findall(r'id="equation-([\w-]+)"[^>]*>\s*<span class="eqno">\(([\d.]+)\)', page))
         edition = student_notebooks.edition_of((ROOT / chapter).parent)
-        ours = {label: edition.targets[label].number.strip("()") for label in numbers if label in edition.targets}
+        ours = {label: edition.equations[label].number for label in numbers if label in edition.equations}
         assert ours == numbers, f"{chapter}: (label, the site's number) the student edition numbers otherwise or not at all: " \
                                 f"{sorted(set(numbers.items()) - set(ours.items()))}"
         found += len(numbers)

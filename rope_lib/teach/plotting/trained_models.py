@@ -4,9 +4,9 @@ length for every encoding, an attention map of a trained model, and the attentio
 from __future__ import annotations
 
 import numpy as np
+import torch
 from matplotlib.figure import Figure
 
-from ..._validate import require_attention_weights
 from ..attention_probe import OFFSET_HEAD_THRESHOLD
 from ..experiment_report import LENGTH_MULTIPLES, accuracy_over_seeds, curves_over_seeds, probe_over_seeds
 from ..language import require_language, text
@@ -150,6 +150,14 @@ def plot_length_generalisation(report: dict, *, lang: str = "en") -> Figure:
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize=8)
     return fig
+
+
+def require_attention_weights(weights) -> np.ndarray:
+    """Attention maps (n_layers, B, H, T, T), a tensor or an array, as a numpy array."""
+    weights = weights.numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 5 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(f"weights must have shape (n_layers, B, H, T, T), got {weights.shape}")
+    return weights
 
 
 def plot_attention_map(weights, layer: int, head: int, *, offset: int | None = None, lang: str = "en") -> Figure:

@@ -6,9 +6,8 @@ from __future__ import annotations
 from functools import partial
 
 
-from ..._validate import require_attention_weights
 from ..language import require_language, text
-from ..plotting.trained_models import plot_attention_map
+from ..plotting.trained_models import plot_attention_map, require_attention_weights
 from . import Control, InteractiveFigure
 
 
