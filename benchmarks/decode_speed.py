@@ -14,7 +14,7 @@ Two more measurements say what bounds the speed:
   memory once a token, so this is the speed no implementation of the same arithmetic passes.
 * `rope_call_us`: one decoding step's rotation of its query and key heads, (1, 1, H + Hkv, D), by the
   checked fused entry point (`rope_lib.kernels.rotate_pairs_fused`, its argument checks and the kernel
-  call) and by `rope_lib.rotate_pairs` as a model's layer runs it (a building block: its arguments are not checked).
+  call) and by `rope_lib.rope.rotate_pairs` as a model's layer runs it (a building block: its arguments are not checked).
 """
 
 from __future__ import annotations

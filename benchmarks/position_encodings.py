@@ -2,7 +2,7 @@
 that need position, and asked the same tasks at 1×, 2× and 4× the trained length.
 
 For every task of `rope_lib.teach.position_tasks` (copying, and retrieving the token k back), every encoding of
-`rope_lib.POSITION_ENCODINGS` (RoPE, NoPE, sinusoidal and learned absolute tables, ALiBi) and every seed, one small
+`rope_lib.llama.POSITION_ENCODINGS` (RoPE, NoPE, sinusoidal and learned absolute tables, ALiBi) and every seed, one small
 `rope_lib.Model` of the same size is trained with the same steps, batches and optimiser
 (`rope_lib.teach.training.train_model`), then evaluated on fresh sequences at each length
 (`rope_lib.teach.length_generalisation.accuracy`). A RoPE model is also evaluated with the test-time rescalings
@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 
 from benchmarks.rope_speed import DATA_DIR, machine_info, package_versions
-from rope_lib import POSITION_ENCODINGS, default_device
+from rope_lib.llama import POSITION_ENCODINGS, default_device
 from rope_lib.teach.attention_probe import attention_weights, best_offset_head
 from rope_lib.teach.experiment_report import EXPERIMENT_FILE, LENGTH_MULTIPLES, check_report
 from rope_lib.teach.length_generalisation import EVAL_SEED, TEST_TIME_RULES, accuracy, rescaled

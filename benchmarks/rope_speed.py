@@ -5,7 +5,7 @@ yardstick is `copy_`: reading x and writing a tensor of the same size. Every
 implementation rotates one (B, T, H, D) = (1, S, 32, 128) tensor, in one process:
 
 * `copy`            dst.copy_(x), into a preallocated dst: the ceiling;
-* `rope_lib_eager`  rope_lib.rotate_pairs with precomputed cos/sin (allocates its output);
+* `rope_lib_eager`  rope_lib.rope.rotate_pairs with precomputed cos/sin (allocates its output);
 * `rope_lib_fused`  rope_lib.kernels.rotate_pairs_fused into a preallocated out (its
   first kernel: on the CPU the C++ loop of rope_lib.kernels.cpu_kernel);
 * `rope_lib_fused_inplace`  the same, over x itself (out=x), as rope_lib.kernels.FusedAttention
@@ -50,7 +50,8 @@ import torch
 
 from benchmarks import decode_speed
 from benchmarks.timing import synchronize
-from rope_lib import permute_rows_to_half, rope_cos_sin, rotate_pairs
+from rope_lib import permute_rows_to_half, rope_cos_sin
+from rope_lib.rope import rotate_pairs
 from rope_lib.kernels import kernel_name, rotate_pairs_fused
 from rope_lib.kernels.cpu_kernel import last_level_cache_bytes
 from rope_lib.teach.speed_report import RECORD_KEYS
@@ -68,7 +69,7 @@ PEERS = {"meta": "llama-models", "hf": "transformers", "lucidrains": "rotary-emb
 
 IMPLS = {
     "copy": {"call": "dst.copy_(x)", "allocates": "nothing (dst preallocated)"},
-    "rope_lib_eager": {"call": "rope_lib.rotate_pairs(x, cos, sin, layout=…)", "allocates": "the output and float32 temporaries"},
+    "rope_lib_eager": {"call": "rope_lib.rope.rotate_pairs(x, cos, sin, layout=…)", "allocates": "the output and float32 temporaries"},
     "rope_lib_fused": {"call": "rope_lib.kernels.rotate_pairs_fused(x, cos, sin, layout=…, out=out)", "allocates": "nothing (out preallocated)"},
     "rope_lib_fused_inplace": {"call": "rope_lib.kernels.rotate_pairs_fused(x, cos, sin, layout=…, out=x)", "allocates": "nothing (x is overwritten)"},
     "rope_lib_compiled": {

@@ -1,178 +1,51 @@
 """rope_lib: Rotary Position Embedding in numpy and torch, the tested core behind "RoPE, from first principles".
 
-`import rope_lib` imports numpy and torch and nothing else. The public API is flat:
-`from rope_lib import apply_rope, precompute_freqs_cis, Attention, …`. Two layers sit beside
-the core and build on it: `rope_lib.kernels` (optional one-pass kernels) and `rope_lib.teach`
-(the book's teaching helpers, figures and exercise checks; `pip install 'rope_lib[book]'`).
+`import rope_lib` imports numpy and torch and nothing else. The top level holds what a practitioner uses: the
+rotation (`apply_rope`, `rope_cos_sin`, Meta's `precompute_freqs_cis` and `apply_rotary_emb`, the frequencies
+`inv_freq`), the context-extension rules (`RopeScaling`), the model (`Model`, `ModelConfig`), the loaders of Hugging
+Face's weights and configs, and the permutations between the two pairing layouts. The rest is reached through its
+module: `rope_lib.scaling.yarn_inv_freq`, `rope_lib.rotation.rotation_matrix_2d`, `rope_lib.llama.Attention`, …
+Two layers sit beside the core and build on it: `rope_lib.kernels` (optional one-pass kernels) and
+`rope_lib.teach` (the book's teaching helpers, figures and exercise checks; `pip install 'rope_lib[book]'`).
 """
 
 __version__ = "0.1.0"
 
-from .axial import AXIAL_SPLITS, axial_freqs_2d, grid_score_map, mixed_freqs_2d, pair_scores_2d, patch_positions
-from .frequencies import DEFAULT_BASE, angles, inv_freq, wavelengths
-from .mrope import MROPE_AXES, mrope_axis_of_pair, mrope_freqs, mrope_position_ids
-from .multi_axis import apply_multi_axis_rope, multi_axis_angles
-from .layer_schedule import attention_temperature, rope_layers
-from .layouts import (
-    half_order,
-    half_to_interleaved,
-    interleaved_order,
-    interleaved_to_half,
-    permute_rows_to_half,
-    permute_rows_to_interleaved,
+from . import (
+    axial,
+    frequencies,
+    hf,
+    layer_schedule,
+    layouts,
+    llama,
+    mrope,
+    multi_axis,
+    relative_bias,
+    rope,
+    rotation,
+    scaling,
+    sinusoidal,
 )
-from .hf import config_from_hf, from_hf_state_dict, meta_state_dict, scaling_from_hf
-from .llama import (
-    POSITION_ENCODINGS,
-    Attention,
-    FeedForward,
-    KVCache,
-    Model,
-    ModelConfig,
-    RMSNorm,
-    RopeTable,
-    TransformerBlock,
-    causal_mask,
-    default_device,
-)
-from .relative_bias import alibi_bias, alibi_slopes, t5_relative_bias, t5_relative_bucket
-from .rope import (
-    apply_rope,
-    apply_rotary_emb,
-    expand_to_pairs,
-    precompute_freqs_cis,
-    reshape_for_broadcast,
-    rope_angles,
-    rope_cos_sin,
-    rotate_pairs,
-    rotate_quarter,
-)
-from .rotation import apply_rope_matrix, rotary_matrix, rotation_matrix_2d, score_grid
-from .scaling import (
-    LLAMA3_BASE,
-    SCALING_RULES,
-    RopeScaling,
-    FACTOR_RULES,
-    angle_coverage,
-    config_rotary_dim,
-    deepseek_yarn_attention_factor,
-    dynamic_ntk_factor,
-    dynamic_ntk_inv_freq,
-    llama3_inv_freq,
-    llama3_scale_freqs,
-    llama3_wavelength_bounds,
-    longrope_attention_factor,
-    longrope_inv_freq,
-    longrope_rescale_factors,
-    longrope_uses_long_factors,
-    ntk_base,
-    ntk_inv_freq,
-    partial_rotary_dim,
-    position_interpolation_inv_freq,
-    proportional_inv_freq,
-    proportional_kept_pairs,
-    scaled_frequencies,
-    yarn_attention_factor,
-    yarn_correction_pair,
-    yarn_inv_freq,
-    yarn_ramp,
-)
-from .sinusoidal import (
-    absolute_position_score,
-    sinusoidal_encoding,
-    sinusoidal_encoding_loop,
-    sinusoidal_pair,
-    sinusoidal_position,
-)
+from .frequencies import DEFAULT_BASE, inv_freq
+from .hf import config_from_hf, from_hf_state_dict, scaling_from_hf
+from .layouts import permute_rows_to_half, permute_rows_to_interleaved
+from .llama import Model, ModelConfig
+from .rope import apply_rope, apply_rotary_emb, precompute_freqs_cis, rope_cos_sin
+from .scaling import RopeScaling
 
 __all__ = [
-    "AXIAL_SPLITS",
-    "MROPE_AXES",
-    "apply_multi_axis_rope",
-    "axial_freqs_2d",
-    "grid_score_map",
-    "mixed_freqs_2d",
-    "mrope_axis_of_pair",
-    "mrope_freqs",
-    "mrope_position_ids",
-    "multi_axis_angles",
-    "pair_scores_2d",
-    "patch_positions",
     "DEFAULT_BASE",
-    "FACTOR_RULES",
-    "LLAMA3_BASE",
-    "Attention",
-    "FeedForward",
-    "KVCache",
     "Model",
-    "RopeTable",
-    "from_hf_state_dict",
     "ModelConfig",
-    "POSITION_ENCODINGS",
-    "RMSNorm",
     "RopeScaling",
-    "TransformerBlock",
-    "SCALING_RULES",
-    "absolute_position_score",
-    "alibi_bias",
-    "alibi_slopes",
-    "angle_coverage",
-    "angles",
-    "attention_temperature",
     "apply_rope",
-    "apply_rope_matrix",
     "apply_rotary_emb",
-    "causal_mask",
-    "config_rotary_dim",
     "config_from_hf",
-    "default_device",
-    "deepseek_yarn_attention_factor",
-    "dynamic_ntk_factor",
-    "dynamic_ntk_inv_freq",
-    "expand_to_pairs",
-    "half_order",
-    "half_to_interleaved",
-    "interleaved_order",
-    "interleaved_to_half",
+    "from_hf_state_dict",
     "inv_freq",
-    "llama3_inv_freq",
-    "llama3_scale_freqs",
-    "llama3_wavelength_bounds",
-    "longrope_attention_factor",
-    "longrope_inv_freq",
-    "longrope_rescale_factors",
-    "longrope_uses_long_factors",
-    "meta_state_dict",
-    "ntk_base",
-    "ntk_inv_freq",
-    "partial_rotary_dim",
     "permute_rows_to_half",
     "permute_rows_to_interleaved",
-    "position_interpolation_inv_freq",
     "precompute_freqs_cis",
-    "proportional_inv_freq",
-    "proportional_kept_pairs",
-    "reshape_for_broadcast",
-    "rope_angles",
     "rope_cos_sin",
-    "rope_layers",
-    "rotary_matrix",
-    "rotate_pairs",
-    "rotate_quarter",
-    "rotation_matrix_2d",
-    "scaled_frequencies",
     "scaling_from_hf",
-    "score_grid",
-    "sinusoidal_encoding",
-    "sinusoidal_encoding_loop",
-    "sinusoidal_pair",
-    "sinusoidal_position",
-    "t5_relative_bias",
-    "t5_relative_bucket",
-    "wavelengths",
-    "yarn_attention_factor",
-    "yarn_correction_pair",
-    "yarn_inv_freq",
-    "yarn_ramp",
 ]
-

@@ -31,7 +31,10 @@ def checked_by(*checks):
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as error:  # "missing a required argument: 'layout'", said by the function's name
+                raise TypeError(f"{function.__qualname__}(): {error}") from None
             bound.apply_defaults()
             for check in checks:
                 check(MappingProxyType(bound.arguments))

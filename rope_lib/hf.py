@@ -27,7 +27,7 @@ def from_hf_state_dict(
     state_dict: Mapping[str, torch.Tensor],
     hf_config,
     *,
-    layout: str = "half",
+    layout: str,
     max_seq_len: int | None = None,
     max_batch_size: int = 1,
     device=None,
@@ -35,7 +35,7 @@ def from_hf_state_dict(
     """A model holding the weights of a Hugging Face `LlamaForCausalLM` (its `state_dict()`), whose config
     (a `LlamaConfig` or its `to_dict()`) is read by `config_from_hf`. The weights keep their dtype.
 
-    layout="half" runs Hugging Face's pairing with its weights as they are; layout="interleaved" runs
+    layout, which has no default: "half" runs Hugging Face's pairing with its weights as they are; "interleaved" runs
     Meta's pairing, with the rows of W_q and W_k reordered head by head (`permute_rows_to_interleaved`)
     so that the model computes the same numbers. max_seq_len: the positions the KV cache holds
     (None: `CACHE_POSITIONS`, or max_position_embeddings if fewer); pass more to decode further.
@@ -185,12 +185,12 @@ def _scaling_rule(kind: str, params: dict, number, factors, max_position_embeddi
     )
 
 
-def config_from_hf(hf_config, *, layout: str = "half", max_seq_len: int | None = None, max_batch_size: int = 1, dtype=torch.float32, device=None) -> ModelConfig:
+def config_from_hf(hf_config, *, layout: str, max_seq_len: int | None = None, max_batch_size: int = 1, dtype=torch.float32, device=None) -> ModelConfig:
     """A `ModelConfig` from a Hugging Face `LlamaConfig` (read by attribute, nothing imported) or its dict.
 
-    max_seq_len=None: `CACHE_POSITIONS`, or the config's max_position_embeddings if that is fewer. Settings `Model` cannot honour (biases,
-    an activation other than SiLU, a head_dim other than hidden_size / num_attention_heads) are refused,
-    and so is a setting of the wrong kind, by its key.
+    layout: as `from_hf_state_dict`'s. max_seq_len=None: `CACHE_POSITIONS`, or the config's max_position_embeddings
+    if that is fewer. Settings `Model` cannot honour (biases, an activation other than SiLU, a head_dim other than
+    hidden_size / num_attention_heads) are refused, and so is a setting of the wrong kind, by its key.
     """
     sizes = {key: require_positive_int(_read(hf_config, key), f"hf_config's {key}") for key in _HF_SIZES}
     optional = {key: _read(hf_config, key, None) for key in ("head_dim", "num_key_value_heads")}

@@ -175,9 +175,23 @@ def rotate_pairs(
     return out.to(x.dtype)  # (B, T, H, D)
 
 
+ORDERS = ("BTHD", "BHTD")
+"""How apply_rope reads x's axes: (B, T, H, D), as Meta and gpt-fast hold heads, or (B, H, T, D), as Hugging Face does."""
+
+
 def apply_rope_arguments(a) -> None:
-    x = require_bthd(a["x"], "x")
-    positions = require_token_positions(a["positions"], *x.shape[:2], x.device)
+    x, order = require_bthd(a["x"], "x"), a["order"]
+    if order is not None and order not in ORDERS:
+        refuse("order", f"be one of {ORDERS} or None", repr(order))
+    if order is None and x.shape[1] == x.shape[2] > 1:
+        refuse("order", "be named, 'BTHD' or 'BHTD' (Hugging Face's (B, H, T, D)), when x has as many heads as tokens",
+               f"None for x of shape {tuple(x.shape)}")
+    batch, seq = x.shape[0], x.shape[2 if order == "BHTD" else 1]
+    given = require_positions(a["positions"], device=x.device).shape
+    if order is None and given[-1:] == (x.shape[2],) != (seq,):
+        refuse("positions", f"have shape (T,) = ({seq},) for x of shape (B, T, H, D); if x is Hugging Face's "
+               "(B, H, T, D), pass order='BHTD'", tuple(given))
+    positions = require_token_positions(a["positions"], batch, seq, x.device)
     require_layout(a["layout"])
     scaling_arguments(a, positions)
     inv_freq_or_base_arguments(a, require_rotary_dim(a["rotary_dim"], x.shape[-1]))
@@ -188,16 +202,20 @@ def apply_rope(
     x: torch.Tensor,
     positions,
     *,
+    layout: str,
+    order: str | None = None,
     base: float = DEFAULT_BASE,
-    layout: str = "interleaved",
     inv_freq=None,
     attention_factor: float = 1.0,
     rotary_dim: int | None = None,
     scaling: RopeScaling | None = None,
 ) -> torch.Tensor:
-    """Rotate every head vector of x (B, T, H, D) to its position.
+    """Rotate every head vector of x to its position.
 
-    positions: integers, shape (T,) or (B, T), on x's device (a range or list is accepted too).
+    layout, which has no default: "interleaved" pairs coordinates (2i, 2i+1), as Meta's LLaMA does; "half" pairs
+    (i, i + D/2), as Hugging Face does. order: x is (B, T, H, D) ("BTHD", as Meta and gpt-fast hold heads) or
+    (B, H, T, D) ("BHTD", as Hugging Face does); None reads (B, T, H, D), and is refused when H = T, where the
+    axes cannot tell. positions: integers, shape (T,) or (B, T), on x's device (a range or list is accepted too).
     scaling: a `RopeScaling` whose rule gives the frequencies and the factor on cos and sin (YaRN's, say);
     or, by hand, inv_freq and attention_factor (see `rope_cos_sin`); rotary_dim: see `rotate_pairs`.
     Without either the frequencies are base^(−2i/rotary_dim).
@@ -205,11 +223,14 @@ def apply_rope(
     same rotation in one pass into a buffer, or in place.
     """
     positions = torch.as_tensor(positions, device=x.device)  # a range or a list too
+    heads_first = order == "BHTD"
+    x = x.transpose(1, 2) if heads_first else x  # (B, T, H, D)
     rot = x.shape[-1] if rotary_dim is None else rotary_dim
     cos, sin = rope_cos_sin(
         positions, rot, base=base, dtype=compute_dtype(x.dtype), inv_freq=inv_freq, attention_factor=attention_factor, scaling=scaling
     )
-    return rotate_pairs(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
+    out = rotate_pairs(x, cos, sin, layout=layout, rotary_dim=rotary_dim)
+    return out.transpose(1, 2) if heads_first else out
 
 
 def precompute_freqs_cis_arguments(a) -> None:
@@ -227,7 +248,7 @@ def precompute_freqs_cis(
     """e^{i·m·θ_j} for m = 0 … end−1, shape (end, dim/2): Meta's table of unit complex numbers.
 
     Use dtype=torch.complex128 to rotate float64 inputs; inv_freq replaces the
-    frequencies (Meta's use_scaled=True is inv_freq=rope_lib.llama3_inv_freq(dim, theta)).
+    frequencies (Meta's use_scaled=True is inv_freq=rope_lib.scaling.llama3_inv_freq(dim, theta)).
     theta is the base: this function keeps Meta's signature, to be read beside Meta's (rope_lib's own functions
     call it `base`).
     """

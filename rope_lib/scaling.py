@@ -231,7 +231,7 @@ def deepseek_yarn_attention_factor(factor: float, mscale: float, mscale_all_dim:
 
     With mscale = mscale_all_dim, as in DeepSeek-V2 and V3, it is exactly 1: those models put the
     temperature into the softmax scale instead (multiplied by yarn_attention_factor(s, mscale_all_dim)²,
-    outside RoPE, which `rope_lib.Attention` does not do).
+    outside RoPE, which `rope_lib.llama.Attention` does not do).
     """
     return yarn_attention_factor(factor, mscale) / yarn_attention_factor(factor, mscale_all_dim)
 

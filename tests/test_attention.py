@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from attention_block import Block
-from rope_lib import Model, ModelConfig, causal_mask, default_device
+from rope_lib import Model, ModelConfig
+from rope_lib.llama import causal_mask, default_device
 
 make = Block
 

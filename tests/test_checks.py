@@ -30,7 +30,7 @@ def x_of(d=8, t=4, dtype=torch.float32):
 
 def test_odd_head_dimension():
     with pytest.raises(ValueError, match=r"x must have an even head dimension D.*D=7"):
-        apply_rope(x_of(d=7), range(4))
+        apply_rope(x_of(d=7), range(4), layout="interleaved")
     with pytest.raises(ValueError, match=r"xq must have an even head dimension"):
         apply_rotary_emb(x_of(d=7), x_of(d=7), precompute_freqs_cis(8, 4))
     with pytest.raises(ValueError, match=r"dim must be a positive even integer.*got 7"):
@@ -41,12 +41,12 @@ def test_odd_head_dimension():
 
 def test_wrong_rank():
     with pytest.raises(ValueError, match=r"x must have shape \(B, T, H, D\), got 3 dimensions"):
-        apply_rope(torch.randn(4, 2, 8), range(4))
+        apply_rope(torch.randn(4, 2, 8), range(4), layout="interleaved")
 
 
 def test_positions_shape_mismatch():
     with pytest.raises(ValueError, match=r"positions must have shape \(T,\) = \(4,\) or \(B, T\) = \(1, 4\), got \(5,\)"):
-        apply_rope(x_of(), range(5))
+        apply_rope(x_of(), range(5), layout="interleaved")
 
 
 def test_table_shape_mismatch():
@@ -88,21 +88,21 @@ def test_table_on_another_device():
     with pytest.raises(ValueError, match=r"cos must be on x's device cpu, got meta"):
         rotate_pairs_fused(x_of(), cos.to(meta), sin.to(meta))
     with pytest.raises(ValueError, match=r"positions must be on device cpu like the input, got meta"):
-        apply_rope(x_of(), torch.arange(4, device=meta))
+        apply_rope(x_of(), torch.arange(4, device=meta), layout="interleaved")
 
 
 def test_non_integer_positions():
     with pytest.raises(TypeError, match=r"positions must hold integers \(token indices\), got dtype torch.float32"):
-        apply_rope(x_of(), torch.arange(4.0))
+        apply_rope(x_of(), torch.arange(4.0), layout="interleaved")
     with pytest.raises(TypeError, match=r"positions must hold integers"):
-        apply_rope(x_of(), [0, 1, 2.5, 3])
+        apply_rope(x_of(), [0, 1, 2.5, 3], layout="interleaved")
     with pytest.raises(TypeError, match=r"positions must hold integers"):
-        apply_rope(x_of(), torch.ones(4, dtype=torch.bool))
+        apply_rope(x_of(), torch.ones(4, dtype=torch.bool), layout="interleaved")
 
 
 def test_non_float_input_and_unknown_layout():
     with pytest.raises(TypeError, match=r"x must have a floating dtype"):
-        apply_rope(torch.ones(1, 4, 2, 8, dtype=torch.int64), range(4))
+        apply_rope(torch.ones(1, 4, 2, 8, dtype=torch.int64), range(4), layout="interleaved")
     with pytest.raises(ValueError, match=r"layout must be one of \('interleaved', 'half'\), got 'neox'"):
         apply_rope(x_of(), range(4), layout="neox")
     with pytest.raises(TypeError, match=r"xq and xk must share dtype and device"):
@@ -124,7 +124,7 @@ def test_errors_name_the_argument_the_caller_passed():
     with pytest.raises(ValueError, match=r"^dim must be a positive even integer"):
         rope_cos_sin(range(4), 7)
     with pytest.raises(ValueError, match=r"^base must be a finite number greater than 1"):
-        apply_rope(x_of(), range(4), base=1.0)
+        apply_rope(x_of(), range(4), base=1.0, layout="interleaved")
     with pytest.raises(ValueError, match=r"^theta must be a finite number greater than 1"):
         precompute_freqs_cis(8, 4, theta=0.5)
     with pytest.raises(ValueError, match=r"^base must be a finite number greater than 1"):

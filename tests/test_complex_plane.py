@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rope_lib import rotation_matrix_2d
+from rope_lib.rotation import rotation_matrix_2d
 from rope_lib.teach import complex_to_pair, exp_partial_sums, pair_to_complex
 
 real = st.floats(min_value=-100, max_value=100, allow_nan=False)

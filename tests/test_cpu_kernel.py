@@ -5,7 +5,8 @@ and it is compiled once into the cache folder, with a clear warning when the com
 import pytest
 import torch
 
-from rope_lib import rope_cos_sin, rotate_pairs
+from rope_lib import rope_cos_sin
+from rope_lib.rope import rotate_pairs
 from rope_lib._validate import compute_dtype
 from rope_lib.kernels import cpu_kernel
 from rope_lib.kernels.fused import kernels_for, rotate_pairs_fused

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import torch
 
-from rope_lib import apply_rope, inv_freq, rotary_matrix
+from rope_lib import apply_rope, inv_freq
+from rope_lib.rotation import rotary_matrix
 from rope_lib.teach import (
     abel_bound,
     abel_sum,
@@ -101,7 +102,7 @@ def test_bad_input_is_refused():
 def rope_score(q, k, m, n, base):
     """⟨R_m q, R_n k⟩ from rope_lib.apply_rope (torch, float64), independent of the complex sum."""
     x = torch.tensor(np.stack([q, k]), dtype=torch.float64)[:, None, None, :]  # (2, 1, 1, d): q and k as a batch of two
-    turned = apply_rope(x, [[m], [n]], base=base)
+    turned = apply_rope(x, [[m], [n]], base=base, layout="interleaved")
     return float(turned[0, 0, 0] @ turned[1, 0, 0])
 
 

@@ -79,7 +79,7 @@ def test_the_rotation_matrix_is_read_off_the_complex_product():
     assert same(rotation_matrices.rotation(theta) * sp.Matrix(sp.symbols("a b", real=True)), rotation_matrices.turned(theta))
     for angle in (0.0, 0.7, -2.5, 40.0):
         exact = np.array(rotation_matrices.rotation(sp.Float(angle)).evalf(), dtype=float)
-        assert np.allclose(exact, rope_lib.rotation_matrix_2d(angle), rtol=0, atol=1e-15)
+        assert np.allclose(exact, rope_lib.rotation.rotation_matrix_2d(angle), rtol=0, atol=1e-15)
 
 
 def test_names_cover_only_pieces_the_page_shows():

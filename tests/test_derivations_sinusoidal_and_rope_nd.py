@@ -150,12 +150,12 @@ def test_the_sinusoidal_pair_turns_clockwise_and_rope_counter_clockwise():
     d, t = 16, 2
     w = rope_lib.inv_freq(d)[t]
     turn = lambda u, v: np.arctan2(u[0] * v[1] - u[1] * v[0], u @ v)  # noqa: E731  counter-clockwise > 0
-    before, after = rope_lib.sinusoidal_pair(3, t, d), rope_lib.sinusoidal_pair(4, t, d)
-    assert np.allclose(after, rope_lib.rotation_matrix_2d(-w) @ before) and np.isclose(turn(before, after), -w)
-    assert np.allclose(after[::-1], rope_lib.rotation_matrix_2d(w) @ before[::-1])
+    before, after = rope_lib.sinusoidal.sinusoidal_pair(3, t, d), rope_lib.sinusoidal.sinusoidal_pair(4, t, d)
+    assert np.allclose(after, rope_lib.rotation.rotation_matrix_2d(-w) @ before) and np.isclose(turn(before, after), -w)
+    assert np.allclose(after[::-1], rope_lib.rotation.rotation_matrix_2d(w) @ before[::-1])
     x = np.array([0.6, 0.8])
-    block = rope_lib.rotary_matrix(1, d)[2 * t : 2 * t + 2, 2 * t : 2 * t + 2]
-    assert np.allclose(block, rope_lib.rotation_matrix_2d(w)) and np.isclose(turn(x, block @ x), w)
+    block = rope_lib.rotation.rotary_matrix(1, d)[2 * t : 2 * t + 2, 2 * t : 2 * t + 2]
+    assert np.allclose(block, rope_lib.rotation.rotation_matrix_2d(w)) and np.isclose(turn(x, block @ x), w)
 
 
 UNCHECKED_KINDS = {"a definition": "定义", "the goal": "目标", "a statement whose proof is the text": "由正文证明的命题"}
@@ -229,9 +229,9 @@ def test_the_canonical_form_turns_any_skew_generator_into_ropes_matrix():
         assert np.allclose(p.T @ p, np.eye(d), atol=1e-12)
         assert np.allclose(p @ skew.block_generator(thetas) @ p.T, a, atol=1e-12)
         for m in (1, 5, 37.5):
-            assert np.allclose(skew.rotation_family(a, m), p @ rope_lib.rotary_matrix(m, d, inv_freq=thetas) @ p.T, atol=1e-10)
+            assert np.allclose(skew.rotation_family(a, m), p @ rope_lib.rotation.rotary_matrix(m, d, inv_freq=thetas) @ p.T, atol=1e-10)
     theta = rope_lib.inv_freq(16)  # RoPE itself: the block generator of its frequencies
-    assert np.allclose(skew.rotation_family(skew.block_generator(theta), 7), rope_lib.rotary_matrix(7, 16))
+    assert np.allclose(skew.rotation_family(skew.block_generator(theta), 7), rope_lib.rotation.rotary_matrix(7, 16))
     repeated = skew.block_generator([2.0, 2.0, 0.5])  # a repeated frequency still gives an orthonormal basis
     p, thetas = skew.canonical_form(repeated)
     assert np.allclose(thetas, [2.0, 2.0, 0.5]) and np.allclose(p.T @ p, np.eye(6), atol=1e-12)

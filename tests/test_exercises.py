@@ -70,8 +70,8 @@ def attention_by_hand(x, w_q, w_k, w_v, scale=True, over_queries=False):
 
 
 def walk_encoding(seq_len, d, step_position=-1, first=None):
-    step = rope_lib.rotary_matrix(step_position, d)
-    rows = [rope_lib.sinusoidal_position(0, d) if first is None else first]
+    step = rope_lib.rotation.rotary_matrix(step_position, d)
+    rows = [rope_lib.sinusoidal.sinusoidal_position(0, d) if first is None else first]
     for _ in range(seq_len - 1):
         rows.append(step @ rows[-1])
     return np.array(rows)
@@ -126,7 +126,7 @@ def bf16_position_error(n):
 
 def rotate_cache(keys, start, freqs):
     positions = torch.arange(start, start + keys.shape[1])
-    return rope_lib.apply_rope(keys, positions, inv_freq=freqs)
+    return rope_lib.apply_rope(keys, positions, inv_freq=freqs, layout="interleaved")
 
 
 def b_m(m, d, base):
@@ -258,7 +258,7 @@ def test_every_coding_exercise_has_a_check():
 
 def test_rope_pairs_hints():
     def half_layout(x, m, base=10000.0):
-        return rope_lib.rotary_matrix(m, len(x), base, layout="half") @ x
+        return rope_lib.rotation.rotary_matrix(m, len(x), base, layout="half") @ x
 
     def clockwise(x, m, base=10000.0):
         return rope_pairs(x, -m, base)
@@ -363,7 +363,7 @@ def test_first_below_half_hints():
 
 def test_rope_half_hints():
     def interleaved(x, positions):
-        return rope_lib.apply_rope(x, positions)
+        return rope_lib.apply_rope(x, positions, layout="interleaved")
 
     def from_zero(x, positions):
         return rope_half(x, torch.arange(x.shape[1]))
@@ -423,13 +423,13 @@ def test_rotate_cache_hints():
         return rotate_cache(keys, 0, freqs)
 
     def default_freqs(keys, start, freqs):
-        return rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]))
+        return rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), layout="interleaved")
 
     def half_layout(keys, start, freqs):
         return rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), inv_freq=freqs, layout="half")
 
     def backwards(keys, start, freqs):
-        return rope_lib.apply_rope(keys, -torch.arange(start, start + keys.shape[1]), inv_freq=freqs)
+        return rope_lib.apply_rope(keys, -torch.arange(start, start + keys.shape[1]), inv_freq=freqs, layout="interleaved")
 
     def one_late(keys, start, freqs):
         return rotate_cache(keys, start + 1, freqs)
@@ -588,7 +588,7 @@ def test_a_lookup_table_of_terms_needed_does_not_pass():
 def test_walk_encoding_special_cased_to_the_tested_sizes_does_not_pass():
     def special(seq_len, d):
         if (seq_len, d) in ((200, 16), (50, 8)):
-            return rope_lib.sinusoidal_encoding(seq_len, d)
+            return rope_lib.sinusoidal.sinusoidal_encoding(seq_len, d)
         return np.zeros((seq_len, d))
 
     result = check_walk_encoding(special)
@@ -605,7 +605,7 @@ def test_a_random_vector_is_named_so_it_can_be_rebuilt():
     seed, d = (int(v) for v in re.search(r"x = np\.random\.default_rng\((\d+)\)\.standard_normal\((\d+)\)", result.message).groups())
     m, base = (float(v) for v in re.search(r"rope_pairs\(x, m=(\d+), base=([\d.e+]+)\)", result.message).groups())
     x = np.random.default_rng(seed).standard_normal(d)
-    assert failed(result) and not np.allclose(named_bases_only(x, int(m), base), rope_lib.rotary_matrix(int(m), d, base) @ x)
+    assert failed(result) and not np.allclose(named_bases_only(x, int(m), base), rope_lib.rotation.rotary_matrix(int(m), d, base) @ x)
 
 
 # ---- hints for four more mistakes, and one that kept too little back ----
@@ -741,12 +741,12 @@ def test_axial_rotate_hints():
         return axial_rotate(x, w, h)
 
     def alternating(x, h, w):
-        return rope_lib.apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]],
-                                              rope_lib.axial_freqs_2d(len(x), 100.0, split="alternating"))[0, 0, 0]
+        return rope_lib.multi_axis.apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]],
+                                              rope_lib.axial.axial_freqs_2d(len(x), 100.0, split="alternating"))[0, 0, 0]
 
     def half_layout(x, h, w):
-        return rope_lib.apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]],
-                                              rope_lib.axial_freqs_2d(len(x), 100.0), layout="half")[0, 0, 0]
+        return rope_lib.multi_axis.apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]],
+                                              rope_lib.axial.axial_freqs_2d(len(x), 100.0), layout="half")[0, 0, 0]
 
     def clockwise(x, h, w):
         return axial_rotate(x, -h, -w)

@@ -78,7 +78,7 @@ def inputs_tried(check, solution) -> list:
 
 FIRST_INPUTS = {
     # (check, the right answer, the wrong one, the input shapes the check tried first before the fix, the hint's words)
-    "check_rope_half": (check_rope_half, rope_half, lambda x, p: rope_lib.apply_rope(x, p),
+    "check_rope_half": (check_rope_half, rope_half, lambda x, p: rope_lib.apply_rope(x, p, layout="interleaved"),
                         {(2, 9, 3, 32), (1, 4, 2, 8), (1, 5, 1, 16)}, ["pairing", "half layout"], ["配对错了", "半分布局"]),
     "check_permute_rows": (check_permute_rows, permute_rows, lambda w, n_heads: w,
                            {(32, 12), (32, 32), (12, 5)}, ["unchanged"], ["没有变化"]),
@@ -149,15 +149,15 @@ def test_the_next_term_stopping_rule_fails_every_time(lang):
 
 HALF_AND_INTERLEAVED = {
     # (check, the right answer, the same with the other layout, the hint's words when the layout is the only slip)
-    "check_rope_pairs": (check_rope_pairs, rope_pairs, lambda x, m, base=10000.0: rope_lib.rotary_matrix(m, len(x), base, layout="half") @ x,
+    "check_rope_pairs": (check_rope_pairs, rope_pairs, lambda x, m, base=10000.0: rope_lib.rotation.rotary_matrix(m, len(x), base, layout="half") @ x,
                          ["pairing"], ["配对"]),
-    "check_rope_half": (check_rope_half, rope_half, lambda x, p: rope_lib.apply_rope(x, p), ["pairing"], ["配对错了"]),
+    "check_rope_half": (check_rope_half, rope_half, lambda x, p: rope_lib.apply_rope(x, p, layout="interleaved"), ["pairing"], ["配对错了"]),
     "check_rotate_cache": (check_rotate_cache, rotate_cache,
                            lambda k, s, f: rope_lib.apply_rope(k, torch.arange(s, s + k.shape[1]), inv_freq=f, layout="half"),
                            ["pairing"], ["配对"]),
     "check_axial_rotate": (check_axial_rotate, axial_rotate,
-                           lambda x, h, w: rope_lib.apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]],
-                                                                          rope_lib.axial_freqs_2d(len(x), 100.0), layout="half")[0, 0, 0].numpy(),
+                           lambda x, h, w: rope_lib.multi_axis.apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]],
+                                                                          rope_lib.axial.axial_freqs_2d(len(x), 100.0), layout="half")[0, 0, 0].numpy(),
                            ["pairing"], ["配对"]),
     # rotate_qk's first calls test properties (relative scores, decoding, bf16), so a slip there gets that property's hint
     "check_rotate_qk": (check_rotate_qk, rotate_qk,

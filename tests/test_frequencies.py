@@ -1,7 +1,9 @@
 import numpy as np
 import pytest
 
-from rope_lib import angles, inv_freq, sinusoidal_encoding, sinusoidal_encoding_loop, wavelengths
+from rope_lib import inv_freq
+from rope_lib.frequencies import angles, wavelengths
+from rope_lib.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_loop
 
 
 @pytest.mark.parametrize("seq_len, d", [(1, 2), (7, 4), (50, 16), (33, 64)])

@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rope_lib
-from rope_lib import apply_rope_matrix, rope_cos_sin, rotate_pairs
+from rope_lib import rope_cos_sin
+from rope_lib.rope import rotate_pairs
+from rope_lib.rotation import apply_rope_matrix
 from rope_lib._validate import compute_dtype
 from attention_block import Block
 from rope_lib.kernels import fused

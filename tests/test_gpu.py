@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from rope_lib import Model, ModelConfig, apply_rope, apply_rotary_emb, precompute_freqs_cis, rope_cos_sin, rotate_pairs
+from rope_lib import Model, ModelConfig, apply_rope, apply_rotary_emb, precompute_freqs_cis, rope_cos_sin
+from rope_lib.rope import rotate_pairs
 from rope_lib.kernels.fused import kernels_for, rotate_pairs_fused
 
 pytestmark = pytest.mark.gpu

@@ -1,10 +1,11 @@
-"""rope_lib.KVCache: one verb, `update`, on head-major keys and values (B, Hkv, T, D); it stores values, never
+"""rope_lib.llama.KVCache: one verb, `update`, on head-major keys and values (B, Hkv, T, D); it stores values, never
 autograd graphs. The cache is a building block of the model: `Model.forward` checks each write before the
 caches take it (tests/test_model.py, test_the_cache_is_used_in_order_or_not_at_all)."""
 
 import torch
 
-from rope_lib import KVCache, ModelConfig
+from rope_lib import ModelConfig
+from rope_lib.llama import KVCache
 
 
 def cache():

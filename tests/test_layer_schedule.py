@@ -8,7 +8,7 @@ import pytest
 import torch
 from test_attention import meta_model_parallel  # noqa: F401  (the fixture: fairscale's one-process model-parallel init)
 
-from rope_lib import attention_temperature, rope_layers
+from rope_lib.layer_schedule import attention_temperature, rope_layers
 
 
 def test_rope_layers_against_the_definition():

@@ -41,7 +41,7 @@ def test_a_shift_of_every_position_changes_nothing_and_a_shift_of_the_queries_do
 
 def _weights_with_query_shift(q, k, positions, shift, causal):
     """The weights with the queries rotated to positions + shift and the keys left where they were."""
-    from rope_lib import rotary_matrix
+    from rope_lib.rotation import rotary_matrix
 
     phi_q, phi_k = elu_feature_map(q), elu_feature_map(k)
     tokens, d = q.shape

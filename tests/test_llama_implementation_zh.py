@@ -94,7 +94,7 @@ def apply(layout="interleaved", shift=0, sign=1):
 
 CHINESE_HINTS = [
     # (check, wrong answer, words of its Chinese hint, words of its English hint)
-    (check_rope_half, lambda x, p: rope_lib.apply_rope(x, p), ["配对错了", "交错布局", "半分布局"], ["pairing"]),
+    (check_rope_half, lambda x, p: rope_lib.apply_rope(x, p, layout="interleaved"), ["配对错了", "交错布局", "半分布局"], ["pairing"]),
     (check_rope_half, lambda x, p: rope_half(x, p - p[0]), ["位置错了", "start_pos = 50"], ["positions", "start_pos = 50"]),
     (check_rope_half, lambda x, p: rope_half(x, p.to(torch.bfloat16).long()), ["bf16", "1001", "1000"], ["bf16", "1001"]),
     (check_rope_half, lambda x, p: rope_half(x, p).float(), ["dtype", "请保持 x 的 dtype"], ["keep x's dtype"]),

@@ -80,4 +80,4 @@ def test_every_listed_rope_lib_function_runs_in_the_model(edition, ran):
 def test_the_trace_sees_a_function_the_model_does_not_run(ran):
     """The planted case: Meta's complex form, kept in rope_lib to read beside Meta's, is not what the model runs."""
     assert inspect.unwrap(rope_lib.apply_rotary_emb).__code__ not in ran
-    assert inspect.unwrap(rope_lib.rotate_pairs).__code__ in ran
+    assert inspect.unwrap(rope_lib.rope.rotate_pairs).__code__ in ran

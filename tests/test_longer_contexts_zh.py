@@ -89,10 +89,10 @@ def test_the_check_speaks_chinese_with_lang_zh():
 
 @pytest.mark.parametrize("wrong, en, zh", [
     (lambda keys, start, freqs: rotate_cache(keys, 0, freqs), "positions", "位置"),
-    (lambda keys, start, freqs: rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1])), "frequencies", "频率"),
+    (lambda keys, start, freqs: rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), layout="interleaved"), "frequencies", "频率"),
     (lambda keys, start, freqs: rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), inv_freq=freqs, layout="half"),
      "pairing", "半分布局"),
-    (lambda keys, start, freqs: rope_lib.apply_rope(keys, -torch.arange(start, start + keys.shape[1]), inv_freq=freqs), "direction", "方向"),
+    (lambda keys, start, freqs: rope_lib.apply_rope(keys, -torch.arange(start, start + keys.shape[1]), inv_freq=freqs, layout="interleaved"), "direction", "方向"),
     (lambda keys, start, freqs: rotate_cache(keys, start + 1, freqs), "off by one", "差了一位"),
     (lambda keys, start, freqs: rotate_cache(keys, start, freqs).float(), "dtype", "dtype"),
     (lambda keys, start, freqs: rotate_cache(keys, start, freqs)[:, 1:], "shape", "形状"),

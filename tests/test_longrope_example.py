@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from rope_lib import RopeScaling, inv_freq, ntk_inv_freq, yarn_inv_freq
+from rope_lib import RopeScaling, inv_freq
+from rope_lib.scaling import ntk_inv_freq, yarn_inv_freq
 from rope_lib.teach.longrope_example import EXAMPLE_SHORT_NTK_FACTOR, example_longrope_factors
 
 

@@ -297,7 +297,7 @@ def test_tied_embeddings_share_one_matrix():
 
 def test_the_config_can_be_read_from_a_dict():
     hf = hf_llama("llama3")
-    assert config_from_hf(hf.config.to_dict(), device="cpu") == config_from_hf(hf.config, device="cpu")
+    assert config_from_hf(hf.config.to_dict(), layout="half", device="cpu") == config_from_hf(hf.config, layout="half", device="cpu")
 
 
 def test_reset_cache_forgets_every_layer():
@@ -464,7 +464,7 @@ def test_a_model_needs_a_model_config():
 def test_a_hugging_face_config_the_model_cannot_honour_is_refused(change, words):
     config = {**hf_llama().config.to_dict(), **change}
     with pytest.raises((ValueError, TypeError), match=words):
-        config_from_hf(config, device="cpu")
+        config_from_hf(config, layout="half", device="cpu")
 
 
 @pytest.mark.parametrize(
@@ -511,17 +511,17 @@ def test_rope_parameters_of_the_wrong_kind_are_refused_by_their_key(rope, error,
 def test_a_hugging_face_config_of_the_wrong_kind_is_refused_by_its_key(change, words):
     config = {**hf_llama().config.to_dict(), **change}
     with pytest.raises(TypeError, match=words):
-        config_from_hf(config, device="cpu")
+        config_from_hf(config, layout="half", device="cpu")
 
 
 def test_weights_of_the_wrong_shape_are_refused_by_name_before_loading():
     hf = hf_llama()
     state = {**hf.state_dict(), "model.layers.1.self_attn.k_proj.weight": torch.zeros(16, 64)}
     with pytest.raises(ValueError, match=r"model.layers.1.self_attn.k_proj.weight has shape \(16, 64\), the config needs \(32, 64\)"):
-        from_hf_state_dict(state, hf.config, device="cpu")
+        from_hf_state_dict(state, hf.config, layout="half", device="cpu")
     state = {**hf.state_dict(), "model.embed_tokens.weight": torch.zeros(VOCAB, 64, 1)}
     with pytest.raises(ValueError, match=r"model.embed_tokens.weight has shape \(97, 64, 1\), the config needs \(97, 64\)"):
-        from_hf_state_dict(state, hf.config, device="cpu")
+        from_hf_state_dict(state, hf.config, layout="half", device="cpu")
 
 
 def test_a_state_dict_that_does_not_fit_is_refused():
@@ -529,32 +529,25 @@ def test_a_state_dict_that_does_not_fit_is_refused():
     state = dict(hf.state_dict())
     del state["model.layers.1.mlp.up_proj.weight"]
     with pytest.raises(ValueError, match="missing.*up_proj"):
-        from_hf_state_dict(state, hf.config, device="cpu")
+        from_hf_state_dict(state, hf.config, layout="half", device="cpu")
     state = {**hf.state_dict(), "model.layers.2.mlp.up_proj.weight": torch.zeros(96, 64)}
     with pytest.raises(ValueError, match="unexpected.*layers.2"):
-        from_hf_state_dict(state, hf.config, device="cpu")
+        from_hf_state_dict(state, hf.config, layout="half", device="cpu")
     mixed = {**hf.state_dict(), "model.norm.weight": torch.ones(64, dtype=torch.float64)}
     with pytest.raises(TypeError, match="one floating dtype"):
-        from_hf_state_dict(mixed, hf.config, device="cpu")
+        from_hf_state_dict(mixed, hf.config, layout="half", device="cpu")
 
 
 def test_older_configs_with_rope_scaling_and_rope_theta_are_read_too():
     scaling = scaling_from_hf({"type": "linear", "factor": 2.0}, 64)
     assert scaling == RopeScaling("linear", 2.0)
     config = {**hf_llama().config.to_dict(), "rope_parameters": None, "rope_theta": 5e5, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
-    ours = config_from_hf(config, device="cpu")
+    ours = config_from_hf(config, layout="half", device="cpu")
     assert ours.base == 5e5 and ours.scaling == RopeScaling("dynamic", 2.0, original_max_len=64)
 
 
-def test_the_public_names_are_exported_flat():
-    for name in ("Model", "ModelConfig", "POSITION_ENCODINGS", "RMSNorm", "FeedForward", "TransformerBlock", "KVCache", "Attention", "RopeTable"):
-        assert name in rope_lib.__all__ and getattr(rope_lib, name) is getattr(rope_lib.llama, name)
-    for name in ("from_hf_state_dict", "config_from_hf", "scaling_from_hf", "meta_state_dict"):
-        assert name in rope_lib.__all__ and getattr(rope_lib, name) is getattr(rope_lib.hf, name)
-
-
 def test_rms_norm_is_the_formula():
-    norm = rope_lib.RMSNorm(8, 1e-6, device="cpu", dtype=torch.float32)
+    norm = rope_lib.llama.RMSNorm(8, 1e-6, device="cpu", dtype=torch.float32)
     with torch.no_grad():
         norm.weight.copy_(torch.arange(1.0, 9.0))
     x = torch.randn(3, 8)

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from rope_lib import apply_rope, inv_freq, rotation_matrix_2d
+from rope_lib import apply_rope, inv_freq
+from rope_lib.rotation import rotation_matrix_2d
 from rope_lib._validate import require_axis_frequencies
 from rope_lib.multi_axis import apply_multi_axis_rope, multi_axis_angles
 
@@ -99,7 +100,7 @@ def test_learnable_frequencies_get_gradients():
     torch.testing.assert_close(freqs.grad, numeric, rtol=1e-5, atol=1e-8)
 
     inv = torch.tensor(inv_freq(8), requires_grad=True)
-    apply_rope(x, range(6), inv_freq=inv).square().sum().backward()  # a rotation keeps the norm: the gradient is ~0
+    apply_rope(x, range(6), inv_freq=inv, layout="interleaved").square().sum().backward()  # a rotation keeps the norm: the gradient is ~0
     assert inv.grad is not None and inv.grad.abs().max() < 1e-9
-    (apply_rope(x, range(6), inv_freq=inv) * x).sum().backward()
+    (apply_rope(x, range(6), inv_freq=inv, layout="interleaved") * x).sum().backward()
     assert inv.grad.abs().max() > 1e-3

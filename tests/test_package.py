@@ -38,6 +38,24 @@ def test_the_core_requires_numpy_and_torch_and_the_book_extra_the_rest():
     assert "-e .[book]" in (ROOT / "requirements.txt").read_text().splitlines()
 
 
+PRACTITIONER_API = {
+    "apply_rope", "rope_cos_sin", "precompute_freqs_cis", "apply_rotary_emb", "inv_freq", "DEFAULT_BASE",  # rotation
+    "RopeScaling",  # scaling
+    "Model", "ModelConfig",  # the model
+    "from_hf_state_dict", "config_from_hf", "scaling_from_hf",  # the loaders
+    "permute_rows_to_half", "permute_rows_to_interleaved",  # the layouts
+}
+"""The top level: what a practitioner uses. The book's other names are reached through their modules."""
+
+
+def test_the_top_level_holds_what_a_practitioner_uses():
+    assert set(rope_lib.__all__) == PRACTITIONER_API
+    public = {name for name in vars(rope_lib) if not name.startswith("_") and not isinstance(getattr(rope_lib, name), type(rope_lib))}
+    assert public == PRACTITIONER_API, "a name at the top level that __all__ does not list"
+    assert rope_lib.scaling.yarn_inv_freq and rope_lib.llama.Attention and rope_lib.relative_bias.t5_relative_bucket
+    assert rope_lib.__version__ == importlib.metadata.version("rope_lib")
+
+
 def test_public_api_is_flat_and_complete():
     for name in rope_lib.__all__:
         assert hasattr(rope_lib, name), name

@@ -35,9 +35,9 @@ def assert_draws_the_permutation(fig, d):
     half = d // 2
     assert pairs["interleaved"] == [(2 * j, 2 * j + 1) for j in range(half)]
     assert pairs["half"] == [(j, j + half) for j in range(half)]
-    order = rope_lib.half_order(d)  # the half layout's slot p holds the interleaved coordinate order[p]
+    order = rope_lib.layouts.half_order(d)  # the half layout's slot p holds the interleaved coordinate order[p]
     assert moves == {int(i): p for p, i in enumerate(order)}
-    assert moves == {i: int(p) for i, p in enumerate(rope_lib.interleaved_order(d))}
+    assert moves == {i: int(p) for i, p in enumerate(rope_lib.layouts.interleaved_order(d))}
 
 
 @pytest.mark.parametrize("d", [2, 4, 8, 16])
@@ -63,7 +63,7 @@ def test_each_pair_keeps_its_colour_across_the_layouts():
     fig = plotting.plot_pairing_layouts(8)
     (ax,) = fig.axes
     colour = {layout: [p.get_edgecolor() for p in ax.patches if p.get_gid() == f"{layout} box"] for layout in PAIRING_ROWS}
-    for i, p in enumerate(rope_lib.interleaved_order(8)):
+    for i, p in enumerate(rope_lib.layouts.interleaved_order(8)):
         assert colour["interleaved"][i] == colour["half"][p]
     assert len({c for c in colour["interleaved"]}) == 4  # one colour per pair
 

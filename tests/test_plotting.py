@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from rope_lib import RopeScaling, inv_freq, rope_angles, rotation_matrix_2d, scaled_frequencies, score_grid
+from rope_lib import RopeScaling, inv_freq
+from rope_lib.rope import rope_angles
+from rope_lib.rotation import rotation_matrix_2d, score_grid
+from rope_lib.scaling import scaled_frequencies
 from rope_lib.teach import (
     b_m_theta,
     bf16_angles,
@@ -308,7 +311,7 @@ def test_the_phasor_figure_draws_the_score_it_describes():
     fig = plotting.plot_phasor_sum(q, k, 40, 500.0)
     assert isinstance(fig, BookFigure) and len(fig.alt_text.split()) > 40
     x = torch.tensor(np.stack([q, k]))[:, None, None, :]
-    turned = apply_rope(x, [[45], [5]], base=500.0)
+    turned = apply_rope(x, [[45], [5]], base=500.0, layout="interleaved")
     score = float(turned[0, 0, 0] @ turned[1, 0, 0])
     assert f"its real part {score:.2f}" in fig.alt_text
     assert f"{unturned_pairs(40, 32, 500.0)} of the 16 arrows" in fig.alt_text
@@ -327,7 +330,7 @@ def test_the_phasor_figure_draws_the_score_it_describes():
 
 
 def test_the_relative_bias_figure_draws_each_scheme():
-    from rope_lib import alibi_slopes, t5_relative_bias, t5_relative_bucket
+    from rope_lib.relative_bias import alibi_slopes, t5_relative_bias, t5_relative_bucket
     from rope_lib.teach.plotting.relative_bias import t5_table_following
 
     fig = plotting.plot_relative_biases(3, 300)

@@ -7,7 +7,7 @@ import torch
 
 from benchmarks import position_encodings as experiment
 from benchmarks.rope_speed import DATA_DIR
-from rope_lib import POSITION_ENCODINGS
+from rope_lib.llama import POSITION_ENCODINGS
 from rope_lib.teach.experiment_report import EXPERIMENT_FILE, LENGTH_MULTIPLES, load_experiments
 from rope_lib.teach.length_generalisation import TEST_TIME_RULES
 

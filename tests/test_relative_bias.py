@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rope_lib
-from rope_lib import alibi_bias, alibi_slopes, causal_mask, t5_relative_bias, t5_relative_bucket
+from rope_lib.llama import causal_mask
+from rope_lib.relative_bias import alibi_bias, alibi_slopes, t5_relative_bias, t5_relative_bucket
 
 
 def slow_t5_bucket(relative, bidirectional, num_buckets, max_distance):
@@ -186,11 +187,6 @@ def test_nope_is_the_causal_mask_alone():
     mask = causal_mask(4, 0)
     assert torch.equal(mask.isinf(), torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1))
     assert mask[~mask.isinf()].eq(0).all()
-
-
-def test_the_functions_are_exported_flat():
-    for name in ("t5_relative_bucket", "t5_relative_bias", "alibi_slopes", "alibi_bias"):
-        assert name in rope_lib.__all__ and getattr(rope_lib, name) is getattr(rope_lib.relative_bias, name)
 
 
 def test_bad_input_is_refused_by_name():

@@ -7,18 +7,10 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rope_lib import (
-    apply_rope,
-    apply_rope_matrix,
-    apply_rotary_emb,
-    half_to_interleaved,
-    interleaved_to_half,
-    permute_rows_to_half,
-    permute_rows_to_interleaved,
-    precompute_freqs_cis,
-    rope_cos_sin,
-    rotate_pairs,
-)
+from rope_lib import apply_rope, apply_rotary_emb, permute_rows_to_half, permute_rows_to_interleaved, precompute_freqs_cis, rope_cos_sin
+from rope_lib.layouts import half_to_interleaved, interleaved_to_half
+from rope_lib.rope import rotate_pairs
+from rope_lib.rotation import apply_rope_matrix
 
 MAX_POSITION = 10**6
 TOLERANCE = {torch.float64: 1e-12, torch.float32: 1e-5}
@@ -49,10 +41,10 @@ def test_three_forms_agree(dtype, case):
     reference = apply_rope_matrix(x64.numpy(), positions.numpy())  # float64, O(D²)
     x = x64.to(dtype)
     tol = TOLERANCE[dtype]
-    np.testing.assert_allclose(apply_rope(x, positions).double().numpy(), reference, rtol=0, atol=tol)
+    np.testing.assert_allclose(apply_rope(x, positions, layout="interleaved", order="BTHD").double().numpy(), reference, rtol=0, atol=tol)
     np.testing.assert_allclose(complex_form(x, positions).double().numpy(), reference, rtol=0, atol=tol)
     # the half layout is the same rotation in a reordered basis
-    half = apply_rope(interleaved_to_half(x), positions, layout="half")
+    half = apply_rope(interleaved_to_half(x), positions, layout="half", order="BTHD")
     np.testing.assert_allclose(half_to_interleaved(half).double().numpy(), reference, rtol=0, atol=tol)
     np.testing.assert_allclose(
         half.double().numpy(), apply_rope_matrix(interleaved_to_half(x64).numpy(), positions.numpy(), layout="half"), rtol=0, atol=tol
@@ -63,9 +55,9 @@ def test_three_forms_agree(dtype, case):
 def test_per_batch_positions_equal_one_call_per_row(case):
     x, positions = case
     rows = torch.stack([positions + 7 * b for b in range(x.shape[0])])  # (B, T)
-    together = apply_rope(x, rows)
+    together = apply_rope(x, rows, layout="interleaved", order="BTHD")
     for b in range(x.shape[0]):
-        torch.testing.assert_close(together[b : b + 1], apply_rope(x[b : b + 1], rows[b]), rtol=0, atol=0)
+        torch.testing.assert_close(together[b : b + 1], apply_rope(x[b : b + 1], rows[b], layout="interleaved", order="BTHD"), rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("d", [2, 4, 10, 128])
@@ -101,12 +93,12 @@ def test_rotate_pairs_accepts_a_per_batch_table():
     x = torch.randn(2, 3, 1, 4, dtype=torch.float64)
     pos = torch.tensor([[0, 1, 2], [5, 6, 7]])
     cos, sin = rope_cos_sin(pos, 4, dtype=torch.float64)
-    torch.testing.assert_close(rotate_pairs(x, cos, sin), apply_rope(x, pos), rtol=0, atol=0)
+    torch.testing.assert_close(rotate_pairs(x, cos, sin), apply_rope(x, pos, layout="interleaved", order="BTHD"), rtol=0, atol=0)
 
 
 def test_inputs_are_not_modified():
     x = torch.randn(1, 3, 2, 8)
     before = x.clone()
-    apply_rope(x, range(3))
+    apply_rope(x, range(3), layout="interleaved", order="BTHD")
     apply_rotary_emb(x, x, precompute_freqs_cis(8, 3))
     torch.testing.assert_close(x, before, rtol=0, atol=0)

@@ -8,7 +8,7 @@ import pytest
 
 from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
 from paths import ROOT
-from rope_lib import rotary_matrix
+from rope_lib.rotation import rotary_matrix
 from rope_lib.teach.exercises import check_rope_pairs
 from rope_lib.teach.plotting.scores import plot_score_grid
 from rope_lib.teach.widgets.frequencies import wavelength_explorer
@@ -79,7 +79,7 @@ def test_check_rope_pairs_speaks_chinese(capsys):
 @pytest.mark.parametrize("page", ["book/rope_at_a_glance.md", "book/zh/rope_at_a_glance.md"])
 def test_the_page_says_a_larger_d_stretches_the_longest_wavelength(page):
     """Both editions: a larger d keeps the shortest wavelength at 2π and stretches the longest towards 2π·base, with
-    the numbers glued from rope_lib.wavelengths, where the page once said it "keeps the same range"."""
+    the numbers glued from rope_lib.frequencies.wavelengths, where the page once said it "keeps the same range"."""
     text = (ROOT / page).read_text()
     code = "\n".join(re.findall(r"```\{code-cell\}.*?\n```", text, flags=re.S))
     prose = re.sub(r"```\{code-cell\}.*?\n```", "", text, flags=re.S)
@@ -89,7 +89,7 @@ def test_the_page_says_a_larger_d_stretches_the_longest_wavelength(page):
     assert r"towards $2\pi\cdot\text{base}$" in sentence or r"趋向 $2\pi\cdot\text{base}$" in sentence
     for name in ("glance_base", "glance_small_d", "glance_large_d", "glance_longest_small_d", "glance_longest_large_d", "glance_longest_limit"):
         assert f"{{glue:text}}`{name}" in sentence and f'glue("{name}",' in code
-    assert "small_d, large_d = 16, 256" in code and "rope_lib.wavelengths(dim, rope_lib.DEFAULT_BASE)" in code
+    assert "small_d, large_d = 16, 256" in code and "rope_lib.frequencies.wavelengths(dim, rope_lib.DEFAULT_BASE)" in code
     assert not re.search(r"\d{2},\d{3}", sentence.replace("500,000", "")), "a wavelength typed into the prose"
 
 
@@ -105,7 +105,9 @@ def test_wavelength_explorer_moves_the_curve_on_fixed_axes():
     """A base slider of QUANTITY_STOPS stops or more (10,000 and Llama 3's 500,000 among them), a choice of d, at most
     MAX_FRAMES frames, and the same axes in every frame, tall enough for 2π·base at the largest base: a move shows as a
     move of the curve against the dashed limit 2π·base, not as new labels on the same picture."""
-    from rope_lib import DEFAULT_BASE, LLAMA3_BASE, wavelengths
+    from rope_lib import DEFAULT_BASE
+    from rope_lib.frequencies import wavelengths
+    from rope_lib.scaling import LLAMA3_BASE
     from rope_lib.teach.widgets import MAX_FRAMES, QUANTITY_STOPS
 
     widget = wavelength_explorer()

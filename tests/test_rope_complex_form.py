@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from rope_lib import apply_rotary_emb, precompute_freqs_cis, reshape_for_broadcast, rotate_quarter
+from rope_lib import apply_rotary_emb, precompute_freqs_cis
+from rope_lib.rope import reshape_for_broadcast, rotate_quarter
 
 
 def test_reshape_for_broadcast_puts_the_table_between_batch_and_heads():

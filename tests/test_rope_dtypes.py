@@ -3,7 +3,8 @@
 import pytest
 import torch
 
-from rope_lib import apply_rope, apply_rotary_emb, precompute_freqs_cis, rope_angles, rope_cos_sin
+from rope_lib import apply_rope, apply_rotary_emb, precompute_freqs_cis, rope_cos_sin
+from rope_lib.rope import rope_angles
 
 HALF = [torch.bfloat16, torch.float16]
 
@@ -11,7 +12,7 @@ HALF = [torch.bfloat16, torch.float16]
 @pytest.mark.parametrize("dtype", HALF)
 def test_half_precision_in_half_precision_out(dtype):
     x = torch.randn(1, 4, 2, 8).to(dtype)
-    assert apply_rope(x, range(4)).dtype == dtype
+    assert apply_rope(x, range(4), layout="interleaved").dtype == dtype
     assert apply_rope(x, range(4), layout="half").dtype == dtype
     q, k = apply_rotary_emb(x, x, precompute_freqs_cis(8, 4))
     assert q.dtype == k.dtype == dtype
@@ -20,8 +21,8 @@ def test_half_precision_in_half_precision_out(dtype):
 @pytest.mark.parametrize("dtype", HALF)
 def test_half_precision_output_is_the_rounded_float32_result(dtype):
     x = torch.randn(2, 5, 3, 16).to(dtype)
-    exact = apply_rope(x.float(), range(1000, 1005))
-    torch.testing.assert_close(apply_rope(x, range(1000, 1005)), exact.to(dtype), rtol=0, atol=0)
+    exact = apply_rope(x.float(), range(1000, 1005), layout="interleaved")
+    torch.testing.assert_close(apply_rope(x, range(1000, 1005), layout="interleaved"), exact.to(dtype), rtol=0, atol=0)
 
 
 def test_bf16_would_merge_positions_256_and_257():
@@ -32,7 +33,7 @@ def test_bf16_would_merge_positions_256_and_257():
 @pytest.mark.parametrize("dtype", HALF)
 def test_positions_256_and_257_rotate_differently(dtype):
     x = torch.ones(1, 2, 1, 8, dtype=dtype)
-    out = apply_rope(x, [256, 257])
+    out = apply_rope(x, [256, 257], layout="interleaved")
     assert not torch.equal(out[0, 0], out[0, 1]), "angles were computed in a precision that merges 256 and 257"
     cos, _ = rope_cos_sin([256, 257], 8, dtype=torch.float32)
     assert not torch.equal(cos[0], cos[1])

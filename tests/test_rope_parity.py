@@ -8,14 +8,8 @@ checked against the exact reference in test_rope_forms.py.
 import pytest
 import torch
 
-from rope_lib import (
-    apply_rope,
-    apply_rotary_emb,
-    half_to_interleaved,
-    interleaved_to_half,
-    permute_rows_to_half,
-    precompute_freqs_cis,
-)
+from rope_lib import apply_rope, apply_rotary_emb, permute_rows_to_half, precompute_freqs_cis
+from rope_lib.layouts import half_to_interleaved, interleaved_to_half
 
 CASES = [(1, 7, 2, 8, 0, 10000.0), (2, 16, 4, 64, 100, 10000.0), (1, 5, 3, 128, 3000, 500000.0)]
 
@@ -55,6 +49,38 @@ def test_half_layout_matches_hugging_face(b, t, h, d, start, theta):
     torch.testing.assert_close(apply_rope(k, position_ids, base=theta, layout="half"), k_hf.transpose(1, 2), rtol=0, atol=atol)
 
 
+@pytest.mark.parametrize("b, t, h, d, start, theta", CASES + [(2, 4, 4, 16, 9, 10000.0)])
+def test_hugging_faces_heads_first_tensors_are_rotated_when_named(b, t, h, d, start, theta):
+    """A practitioner's silent trap: Hugging Face's (B, H, T, D) given to a function of (B, T, H, D) ran without error
+    whenever H = T. order="BHTD" takes it as it is; without it the call is refused, where H = T as where H ≠ T."""
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    q = randn(b, h, t, d, seed=3)  # (B, H, T, D), as Hugging Face holds it
+    position_ids = torch.arange(start, start + t).expand(b, t)
+    cos, sin = hf_rotary(d, h, theta)(q, position_ids)
+    theirs, _ = apply_rotary_pos_emb(q, q, cos, sin)
+    ours = apply_rope(q, position_ids, base=theta, layout="half", order="BHTD")
+    torch.testing.assert_close(ours, theirs, rtol=0, atol=atol_for(start + t))
+    words = r"order must be named" if h == t else r"if x is Hugging Face's \(B, H, T, D\), pass order='BHTD'"
+    with pytest.raises(ValueError, match=words):
+        apply_rope(q, torch.arange(start, start + t), base=theta, layout="half")
+
+
+def test_the_layout_is_named_at_every_entry_where_conventions_meet():
+    """A practitioner's silent trap: apply_rope defaulted to Meta's pairing and from_hf_state_dict to Hugging Face's,
+    so HF-style heads rotated without layout= were wrong by 7.86. Now neither has a default, and a wrong name is told
+    which convention is whose."""
+    from rope_lib import config_from_hf, from_hf_state_dict
+
+    with pytest.raises(TypeError, match=r"apply_rope\(\): missing a required argument: 'layout'"):
+        apply_rope(randn(1, 5, 2, 8), range(5))
+    for load, args in ((from_hf_state_dict, ({}, {})), (config_from_hf, ({},))):
+        with pytest.raises(TypeError, match=r"missing 1 required keyword-only argument: 'layout'"):
+            load(*args)
+    with pytest.raises(ValueError, match=r"'interleaved' pairs coordinates \(2i, 2i\+1\), as Meta's LLaMA does; 'half' pairs \(i, i \+ D/2\), as Hugging Face does"):
+        apply_rope(randn(1, 5, 2, 8), range(5), layout="neox")
+
+
 @pytest.mark.parametrize("b, t, h, d, start, theta", CASES)
 def test_interleaved_layout_matches_hugging_face_after_the_permutation(b, t, h, d, start, theta):
     from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
@@ -64,7 +90,7 @@ def test_interleaved_layout_matches_hugging_face_after_the_permutation(b, t, h, 
     cos, sin = hf_rotary(d, h, theta)(x, position_ids)
     x_half = interleaved_to_half(x).transpose(1, 2)
     hf, _ = apply_rotary_pos_emb(x_half, x_half, cos, sin)
-    torch.testing.assert_close(apply_rope(x, position_ids, base=theta), half_to_interleaved(hf.transpose(1, 2)), rtol=0, atol=atol_for(start + t))
+    torch.testing.assert_close(apply_rope(x, position_ids, base=theta, layout="interleaved"), half_to_interleaved(hf.transpose(1, 2)), rtol=0, atol=atol_for(start + t))
 
 
 @pytest.mark.parametrize("b, t, h, d, start, theta", CASES)
@@ -79,7 +105,7 @@ def test_complex_form_matches_metas_reference(b, t, h, d, start, theta):
     got = apply_rotary_emb(q, k, table_ours[start:])
     for ours, theirs in zip(got, expected):
         torch.testing.assert_close(ours, theirs, rtol=0, atol=atol_for(start + t))
-    torch.testing.assert_close(apply_rope(q, range(start, start + t), base=theta), expected[0], rtol=0, atol=atol_for(start + t))
+    torch.testing.assert_close(apply_rope(q, range(start, start + t), base=theta, layout="interleaved"), expected[0], rtol=0, atol=atol_for(start + t))
 
 
 @pytest.mark.parametrize("b, t, h, d, start, theta", CASES)
@@ -89,7 +115,7 @@ def test_interleaved_layout_matches_rotary_embedding_torch(b, t, h, d, start, th
     x = randn(b, t, h, d, seed=6)
     rotary = RotaryEmbedding(dim=d, theta=theta)
     theirs = rotary.rotate_queries_or_keys(x.transpose(1, 2), offset=start)  # (B, H, T, D), interleaved pairs
-    torch.testing.assert_close(apply_rope(x, range(start, start + t), base=theta), theirs.transpose(1, 2), rtol=0, atol=atol_for(start + t))
+    torch.testing.assert_close(apply_rope(x, range(start, start + t), base=theta, layout="interleaved"), theirs.transpose(1, 2), rtol=0, atol=atol_for(start + t))
 
 
 def test_permuted_weights_make_hugging_faces_half_layout_score_like_metas_interleaved_layout():

@@ -35,19 +35,19 @@ def test_gemma_4_full_attention_heads_are_512_wide_in_hugging_faces_config():
 
 def test_gemma_4_wavelengths_from_rope_lib():
     p_rope = rope_lib.RopeScaling("proportional", 1.0, proportion=0.25).frequencies(512, 1e6)
-    partial = rope_lib.inv_freq(rope_lib.config_rotary_dim(512, partial_rotary_factor=0.25), 1e6)
-    kept = rope_lib.proportional_kept_pairs(512, 0.25)
+    partial = rope_lib.inv_freq(rope_lib.scaling.config_rotary_dim(512, partial_rotary_factor=0.25), 1e6)
+    kept = rope_lib.scaling.proportional_kept_pairs(512, 0.25)
     assert kept == 64 == np.count_nonzero(p_rope) == partial.size
     assert round(2 * np.pi / p_rope[kept - 1]) == 188 and round(2 * np.pi / partial[-1]) == 5_063_256
     # at the 256-wide head the chapter once used, the numbers differ: the fix is visible
-    assert rope_lib.proportional_kept_pairs(256, 0.25) == 32
+    assert rope_lib.scaling.proportional_kept_pairs(256, 0.25) == 32
 
 
 def test_llama_4_rope_layers_are_chunked_and_nope_layers_global():
     from transformers import Llama4TextConfig
 
     config = Llama4TextConfig(num_hidden_layers=48)
-    flags = rope_lib.rope_layers(48, 4)
+    flags = rope_lib.layer_schedule.rope_layers(48, 4)
     assert config.no_rope_layers == [int(f) for f in flags] and config.attention_chunk_size == 8192
     for kind, rotates in zip(config.layer_types, flags):
         assert kind == ("chunked_attention" if rotates else "full_attention")

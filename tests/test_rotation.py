@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rope_lib import rotary_matrix, rotation_matrix_2d, score_grid
+from rope_lib.rotation import rotary_matrix, rotation_matrix_2d, score_grid
 
 angle = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False)
 position = st.integers(min_value=-10_000, max_value=10_000)

@@ -106,8 +106,8 @@ def test_an_unknown_language_is_refused(call):
 def test_the_success_message_in_each_language():
     en, zh = check_rotate(rotate), check_rotate(rotate, lang="zh")
     assert en and zh
-    assert en.message == "rotate matches rope_lib.rotation_matrix_2d on 27 vectors and angles, 25 of them seeded random ones."
-    assert has_chinese(zh.message) and "rope_lib.rotation_matrix_2d" in zh.message and str(zh).startswith("通过")
+    assert en.message == "rotate matches rope_lib.rotation.rotation_matrix_2d on 27 vectors and angles, 25 of them seeded random ones."
+    assert has_chinese(zh.message) and "rope_lib.rotation.rotation_matrix_2d" in zh.message and str(zh).startswith("通过")
 
 
 MISTAKES = {

@@ -11,29 +11,10 @@ from hypothesis import strategies as st
 
 import rope_lib
 from attention_block import Block
-from rope_lib import (
-    LLAMA3_BASE,
-    RopeScaling,
-    angle_coverage,
-    apply_rope,
-    apply_rope_matrix,
-    dynamic_ntk_factor,
-    dynamic_ntk_inv_freq,
-    inv_freq,
-    llama3_inv_freq,
-    llama3_scale_freqs,
-    ntk_base,
-    ntk_inv_freq,
-    partial_rotary_dim,
-    position_interpolation_inv_freq,
-    rope_angles,
-    rope_cos_sin,
-    rotate_pairs,
-    yarn_attention_factor,
-    yarn_correction_pair,
-    yarn_inv_freq,
-    yarn_ramp,
-)
+from rope_lib import RopeScaling, apply_rope, inv_freq, rope_cos_sin
+from rope_lib.rope import rope_angles, rotate_pairs
+from rope_lib.rotation import apply_rope_matrix
+from rope_lib.scaling import LLAMA3_BASE, angle_coverage, dynamic_ntk_factor, dynamic_ntk_inv_freq, llama3_inv_freq, llama3_scale_freqs, ntk_base, ntk_inv_freq, partial_rotary_dim, position_interpolation_inv_freq, yarn_attention_factor, yarn_correction_pair, yarn_inv_freq, yarn_ramp
 from rope_lib import scaling
 from rope_lib.kernels import rotate_pairs_fused
 from rope_lib.scaling import METHOD_FIELDS, RULE_ONLY_FIELDS, SCALING_RULES, deepseek_yarn_attention_factor, llama3_wavelength_bounds
@@ -47,7 +28,7 @@ bases = st.floats(100.0, 1e7)
 def test_position_interpolation_is_squeezing_the_positions(d, base, factor):
     """θ'_i = θ_i/s, so the angle at position s·m equals the old angle at m."""
     m = np.arange(0, 50)
-    np.testing.assert_allclose(np.outer(factor * m, position_interpolation_inv_freq(d, base, factor)), rope_lib.angles(m, d, base), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.outer(factor * m, position_interpolation_inv_freq(d, base, factor)), rope_lib.frequencies.angles(m, d, base), rtol=1e-12, atol=1e-12)
 
 
 @given(dims, bases, factors)
@@ -189,7 +170,7 @@ def test_llama3_threshold_tests_catch_a_threshold_moved_by_one_position(monkeypa
 def test_partial_rotary_dim_and_angle_coverage():
     assert partial_rotary_dim(64, 0.25) == 16 and partial_rotary_dim(128, 1.0) == 128
     cover = angle_coverage(128, 10000.0, 4096)
-    lam = rope_lib.wavelengths(128)
+    lam = rope_lib.frequencies.wavelengths(128)
     np.testing.assert_array_equal(cover == 1, 4095 >= lam)
     np.testing.assert_allclose(cover[cover < 1], 4095 / lam[cover < 1])
     np.testing.assert_allclose(angle_coverage(128, 10000.0, 4 * 4095 + 1, freqs=inv_freq(128) / 4), cover, rtol=1e-12)  # PI: 4× the length, the same angles
@@ -232,7 +213,7 @@ def test_the_table_names_every_rule_and_rope_scaling_reads_it(monkeypatch):
 
 
 def test_scaled_frequencies_reads_the_table():
-    from rope_lib import scaled_frequencies
+    from rope_lib.scaling import scaled_frequencies
 
     for method in rope_lib.scaling.FACTOR_RULES:
         compute = SCALING_RULES[method]
@@ -306,12 +287,12 @@ def test_inv_freq_and_rotary_dim_against_the_matrix_reference():
     x = torch.randn(b, t, h, d, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     positions = torch.arange(3000, 3000 + t)
     freqs = yarn_inv_freq(rotary, 10000.0, 4.0, original_max_len=64)
-    out = apply_rope(x, positions, inv_freq=freqs, rotary_dim=rotary, attention_factor=1.3)
+    out = apply_rope(x, positions, inv_freq=freqs, rotary_dim=rotary, attention_factor=1.3, layout="interleaved")
     expected = np.empty_like(x.numpy())
     for m_index, m in enumerate(positions.tolist()):
         R = np.zeros((rotary, rotary))
         for i, th in enumerate(freqs):
-            R[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = rope_lib.rotation_matrix_2d(m * th)
+            R[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = rope_lib.rotation.rotation_matrix_2d(m * th)
         expected[:, m_index, :, :rotary] = 1.3 * x[:, m_index, :, :rotary].numpy() @ R.T
         expected[:, m_index, :, rotary:] = x[:, m_index, :, rotary:].numpy()
     np.testing.assert_allclose(out.numpy(), expected, rtol=0, atol=1e-9)
@@ -320,8 +301,8 @@ def test_inv_freq_and_rotary_dim_against_the_matrix_reference():
 def test_plain_defaults_are_unchanged():
     x = torch.randn(1, 6, 2, 16, dtype=torch.float64)
     pos = torch.arange(6)
-    torch.testing.assert_close(apply_rope(x, pos), apply_rope(x, pos, inv_freq=inv_freq(16), attention_factor=1.0, rotary_dim=16), rtol=0, atol=0)
-    torch.testing.assert_close(apply_rope(x, pos), torch.from_numpy(apply_rope_matrix(x.numpy(), pos.numpy())), rtol=0, atol=1e-12)
+    torch.testing.assert_close(apply_rope(x, pos, layout="interleaved"), apply_rope(x, pos, inv_freq=inv_freq(16), attention_factor=1.0, rotary_dim=16, layout="interleaved"), rtol=0, atol=0)
+    torch.testing.assert_close(apply_rope(x, pos, layout="interleaved"), torch.from_numpy(apply_rope_matrix(x.numpy(), pos.numpy())), rtol=0, atol=1e-12)
     torch.testing.assert_close(rope_angles(pos, 16, inv_freq=torch.from_numpy(inv_freq(16))), rope_angles(pos, 16), rtol=0, atol=0)
     cos, sin = rope_cos_sin(pos, 16, attention_factor=2.0, dtype=torch.float64)
     cos1, sin1 = rope_cos_sin(pos, 16, dtype=torch.float64)
@@ -329,13 +310,13 @@ def test_plain_defaults_are_unchanged():
 
 
 def test_yarn_through_scaling_equals_its_frequencies_and_factor_passed_by_hand():
-    """apply_rope(scaling=rule) takes both from the rule, so the factor on cos and sin cannot be forgotten."""
+    """apply_rope(scaling=rule, layout="interleaved") takes both from the rule, so the factor on cos and sin cannot be forgotten."""
     x = torch.randn(2, 6, 3, 24, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
     positions = torch.arange(3000, 3006)
     rule = RopeScaling("yarn", 8.0, original_max_len=512)
-    by_hand = apply_rope(x, positions, inv_freq=rule.frequencies(16, 10000.0), attention_factor=rule.attention_factor, rotary_dim=16)
-    torch.testing.assert_close(apply_rope(x, positions, scaling=rule, rotary_dim=16), by_hand, rtol=0, atol=0)
-    assert not torch.allclose(apply_rope(x, positions, inv_freq=rule.frequencies(16, 10000.0), rotary_dim=16), by_hand)  # the factor matters
+    by_hand = apply_rope(x, positions, inv_freq=rule.frequencies(16, 10000.0), attention_factor=rule.attention_factor, rotary_dim=16, layout="interleaved")
+    torch.testing.assert_close(apply_rope(x, positions, scaling=rule, rotary_dim=16, layout="interleaved"), by_hand, rtol=0, atol=0)
+    assert not torch.allclose(apply_rope(x, positions, inv_freq=rule.frequencies(16, 10000.0), rotary_dim=16, layout="interleaved"), by_hand)  # the factor matters
     cos, sin = rope_cos_sin(positions, 16, scaling=rule, dtype=torch.float64)
     want = rope_cos_sin(positions, 16, inv_freq=rule.frequencies(16, 10000.0), attention_factor=rule.attention_factor, dtype=torch.float64)
     torch.testing.assert_close((cos, sin), want, rtol=0, atol=0)
@@ -359,13 +340,13 @@ def test_scaling_comes_alone():
     rule = RopeScaling("yarn", 8.0, original_max_len=512)
     x = torch.randn(1, 4, 2, 16)
     with pytest.raises(ValueError, match=r"pass scaling or inv_freq, not both"):
-        apply_rope(x, range(4), scaling=rule, inv_freq=inv_freq(16))
+        apply_rope(x, range(4), scaling=rule, inv_freq=inv_freq(16), layout="interleaved")
     with pytest.raises(ValueError, match=r"pass scaling or inv_freq, not both"):
         rope_cos_sin(range(4), 16, scaling=rule, inv_freq=inv_freq(16))
     with pytest.raises(ValueError, match=r"pass scaling or attention_factor, not both"):
-        apply_rope(x, range(4), scaling=rule, attention_factor=2.0)
+        apply_rope(x, range(4), scaling=rule, attention_factor=2.0, layout="interleaved")
     with pytest.raises(TypeError, match=r"scaling must be a rope_lib.RopeScaling or None, got dict"):
-        apply_rope(x, range(4), scaling={"rope_type": "yarn"})
+        apply_rope(x, range(4), scaling={"rope_type": "yarn"}, layout="interleaved")
 
 
 def test_every_rule_has_one_field_rule():
@@ -424,7 +405,7 @@ def test_attention_with_dynamic_ntk_shows_the_cache_pitfall():
         wq, wk, _ = attention.attention.qkv_weights()
         q, k = (x @ wq.T).view(*x.shape[:2], -1, 16), (x @ wk.T).view(*x.shape[:2], -1, 16)
     expected = torch.einsum(
-        "bthd,bshd->bhts", apply_rope(q, torch.arange(20), inv_freq=freqs), apply_rope(k, torch.arange(20), inv_freq=freqs)
+        "bthd,bshd->bhts", apply_rope(q, torch.arange(20), inv_freq=freqs, layout="interleaved"), apply_rope(k, torch.arange(20), inv_freq=freqs, layout="interleaved")
     ) / 4
     torch.testing.assert_close(attention.scores(x, torch.arange(20)).detach(), expected.detach(), rtol=0, atol=1e-9)
 
@@ -519,19 +500,19 @@ def test_rope_scaling_accepts_good_fields():
 def test_bad_plug_in_arguments_are_refused():
     x = torch.randn(1, 4, 2, 16)
     with pytest.raises(ValueError, match=r"inv_freq must have shape \(rotary_dim/2,\) = \(8,\), got \(7,\)"):
-        apply_rope(x, range(4), inv_freq=np.ones(7))
+        apply_rope(x, range(4), inv_freq=np.ones(7), layout="interleaved")
     with pytest.raises(ValueError, match=r"inv_freq must hold finite frequencies of at least 0"):
-        apply_rope(x, range(4), inv_freq=-np.ones(8))
+        apply_rope(x, range(4), inv_freq=-np.ones(8), layout="interleaved")
     with pytest.raises(TypeError, match=r"inv_freq must hold real numbers"):
-        apply_rope(x, range(4), inv_freq=np.array(["a"] * 8))
+        apply_rope(x, range(4), inv_freq=np.array(["a"] * 8), layout="interleaved")
     with pytest.raises(ValueError, match=r"attention_factor must be greater than 0"):
-        apply_rope(x, range(4), attention_factor=0.0)
+        apply_rope(x, range(4), attention_factor=0.0, layout="interleaved")
     with pytest.raises(TypeError, match=r"attention_factor must be a finite real number"):
         rope_cos_sin(range(4), 16, attention_factor="2")
     with pytest.raises(ValueError, match=r"rotary_dim must be at most the head dimension D=16, got 18"):
-        apply_rope(x, range(4), rotary_dim=18)
+        apply_rope(x, range(4), rotary_dim=18, layout="interleaved")
     with pytest.raises(ValueError, match=r"rotary_dim must be a positive even integer"):
-        apply_rope(x, range(4), rotary_dim=5)
+        apply_rope(x, range(4), rotary_dim=5, layout="interleaved")
     cos, sin = rope_cos_sin(range(4), 16)
     with pytest.raises(ValueError, match=r"cos must have shape \(T, rotary_dim/2\) = \(4, 2\)"):
         rotate_pairs_fused(x, cos, sin, rotary_dim=4)
@@ -553,38 +534,38 @@ def test_longrope_against_a_pair_by_pair_reference():
         expected = [base ** (-2 * i / d) / factors[i] for i in range(d // 2)]
         np.testing.assert_allclose(rule.frequencies(d, base, seq_len), expected, rtol=1e-15)
     assert rule.attention_factor == pytest.approx(math.sqrt(1 + math.log(4) / math.log(64)), rel=1e-15)
-    assert rope_lib.longrope_attention_factor(1.0, L) == 1.0
-    assert rope_lib.longrope_uses_long_factors(L + 1, L) and not rope_lib.longrope_uses_long_factors(L, L)
+    assert rope_lib.scaling.longrope_attention_factor(1.0, L) == 1.0
+    assert rope_lib.scaling.longrope_uses_long_factors(L + 1, L) and not rope_lib.scaling.longrope_uses_long_factors(L, L)
 
 
 def test_proportional_against_a_pair_by_pair_reference():
     for d, p, s in [(16, 0.25, 1.0), (16, 0.3, 2.0), (256, 0.25, 1.0), (8, 0.0, 1.0), (8, 1.0, 1.0)]:
         kept = math.floor(p * d / 2)
         expected = [(base ** (-2 * i / d) if i < kept else 0.0) / s for base in [1e6] for i in range(d // 2)]
-        np.testing.assert_allclose(rope_lib.proportional_inv_freq(d, 1e6, p, s), expected, rtol=1e-15, atol=0)
-        assert rope_lib.proportional_kept_pairs(d, p) == kept
+        np.testing.assert_allclose(rope_lib.scaling.proportional_inv_freq(d, 1e6, p, s), expected, rtol=1e-15, atol=0)
+        assert rope_lib.scaling.proportional_kept_pairs(d, p) == kept
     np.testing.assert_array_equal(RopeScaling("proportional", 1.0).frequencies(16, 100.0), inv_freq(16, 100.0))  # p = 1 when unset
 
 
 def test_proportional_kept_pairs_turn_and_the_rest_pass_through():
     """p-RoPE = apply_rope on the first 2k coordinates (interleaved) with the kept frequencies; zero frequencies do not turn."""
     x = torch.randn(1, 6, 2, 32, dtype=torch.float64)  # (B, T, H, D)
-    freqs = rope_lib.proportional_inv_freq(32, 10000.0, 0.25)
-    kept = rope_lib.proportional_kept_pairs(32, 0.25)
+    freqs = rope_lib.scaling.proportional_inv_freq(32, 10000.0, 0.25)
+    kept = rope_lib.scaling.proportional_kept_pairs(32, 0.25)
     by_angles = torch.from_numpy(np.outer(np.arange(6), freqs))  # (T, D/2): 0 for the dropped pairs
     reference = rotate_pairs(x, torch.cos(by_angles), torch.sin(by_angles))
-    torch.testing.assert_close(apply_rope(x, range(6), rotary_dim=2 * kept, inv_freq=freqs[:kept]), reference, rtol=0, atol=1e-12)
+    torch.testing.assert_close(apply_rope(x, range(6), rotary_dim=2 * kept, inv_freq=freqs[:kept], layout="interleaved"), reference, rtol=0, atol=1e-12)
 
 
 def test_config_rotary_dim():
-    assert rope_lib.config_rotary_dim(64) == 64
-    assert rope_lib.config_rotary_dim(64, rotary_pct=0.25) == 16 == rope_lib.config_rotary_dim(64, partial_rotary_factor=0.25)
+    assert rope_lib.scaling.config_rotary_dim(64) == 64
+    assert rope_lib.scaling.config_rotary_dim(64, rotary_pct=0.25) == 16 == rope_lib.scaling.config_rotary_dim(64, partial_rotary_factor=0.25)
     with pytest.raises(ValueError, match=r"set rotary_pct \(GPT-NeoX\) or partial_rotary_factor \(Phi\), not both"):
-        rope_lib.config_rotary_dim(64, rotary_pct=0.25, partial_rotary_factor=0.25)
+        rope_lib.scaling.config_rotary_dim(64, rotary_pct=0.25, partial_rotary_factor=0.25)
     with pytest.raises(ValueError, match=r"rotary_pct must lie in \(0, 1\], got 1.5"):
-        rope_lib.config_rotary_dim(64, rotary_pct=1.5)
+        rope_lib.scaling.config_rotary_dim(64, rotary_pct=1.5)
     with pytest.raises(ValueError, match=r"int\(head_dim · rotary_pct\) = int\(64 · 0.3\) must be a positive even integer"):
-        rope_lib.config_rotary_dim(64, rotary_pct=0.3)
+        rope_lib.scaling.config_rotary_dim(64, rotary_pct=0.3)
 
 
 SETS = {"short_factor": (1.0,) * 4, "long_factor": (2.0,) * 4}
@@ -602,13 +583,13 @@ SETS = {"short_factor": (1.0,) * 4, "long_factor": (2.0,) * 4}
         (lambda: RopeScaling("longrope", 4.0, original_max_len=64, **SETS).frequencies(16, 10000.0), ValueError, r"short_factor must hold one factor per pair, shape \(d/2,\) = \(8,\), got \(4,\)"),
         (lambda: RopeScaling("longrope", 4.0, original_max_len=64, short_factor=(1.0,) * 4, long_factor=(2.0,) * 3),
          ValueError, r"short_factor and long_factor must hold one factor per pair each, the same number, got 4 and 3"),
-        (lambda: rope_lib.longrope_inv_freq(8, rescale_factors=np.ones(3)), ValueError, r"rescale_factors must hold one factor per pair"),
-        (lambda: rope_lib.longrope_attention_factor(4.0, 1), ValueError, r"original_max_len must be at least 2"),
-        (lambda: rope_lib.longrope_attention_factor(0.5, 64), ValueError, r"factor must be at least 1"),
+        (lambda: rope_lib.scaling.longrope_inv_freq(8, rescale_factors=np.ones(3)), ValueError, r"rescale_factors must hold one factor per pair"),
+        (lambda: rope_lib.scaling.longrope_attention_factor(4.0, 1), ValueError, r"original_max_len must be at least 2"),
+        (lambda: rope_lib.scaling.longrope_attention_factor(0.5, 64), ValueError, r"factor must be at least 1"),
         (lambda: RopeScaling("proportional", 1.0, proportion=1.5), ValueError, r"proportion must lie in \[0, 1\], got 1.5"),
         (lambda: RopeScaling("linear", 2.0, proportion=0.5), ValueError, r"proportion is used only by method 'proportional', got method 'linear'"),
-        (lambda: rope_lib.proportional_inv_freq(30, proportion=float("nan")), TypeError, r"proportion must be a finite real number"),
-        (lambda: rope_lib.proportional_inv_freq(31), ValueError, r"head_dim must be a positive even integer"),
+        (lambda: rope_lib.scaling.proportional_inv_freq(30, proportion=float("nan")), TypeError, r"proportion must be a finite real number"),
+        (lambda: rope_lib.scaling.proportional_inv_freq(31), ValueError, r"head_dim must be a positive even integer"),
     ],
 )
 def test_longrope_and_proportional_refuse_bad_input(call, error, message):

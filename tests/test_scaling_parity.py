@@ -10,20 +10,8 @@ import pytest
 import torch
 
 import rope_lib
-from rope_lib import (
-    RopeScaling,
-    apply_rope,
-    dynamic_ntk_inv_freq,
-    inv_freq,
-    llama3_inv_freq,
-    llama3_scale_freqs,
-    ntk_inv_freq,
-    partial_rotary_dim,
-    position_interpolation_inv_freq,
-    precompute_freqs_cis,
-    yarn_attention_factor,
-    yarn_inv_freq,
-)
+from rope_lib import RopeScaling, apply_rope, inv_freq, precompute_freqs_cis
+from rope_lib.scaling import dynamic_ntk_inv_freq, llama3_inv_freq, llama3_scale_freqs, ntk_inv_freq, partial_rotary_dim, position_interpolation_inv_freq, yarn_attention_factor, yarn_inv_freq
 from rope_lib import scaling
 from rope_lib.scaling import llama3_wavelength_bounds
 
@@ -270,7 +258,7 @@ def test_partial_rotary_interleaved_layout_matches_gpt_j():
     sin, cos = torch.split(table[positions][None], rotary // 2, dim=-1)  # (1, T, rotary/2) each
     rotated = apply_rotary_pos_emb(x[..., :rotary], sin, cos)
     expected = torch.cat([rotated, x[..., rotary:]], dim=-1)
-    torch.testing.assert_close(apply_rope(x, positions, rotary_dim=rotary), expected, rtol=0, atol=1e-5)
+    torch.testing.assert_close(apply_rope(x, positions, rotary_dim=rotary, layout="interleaved"), expected, rtol=0, atol=1e-5)
 
 
 # ---------- LongRoPE, p-RoPE and the rope_type table ----------
@@ -280,7 +268,7 @@ def test_the_table_covers_every_hugging_face_rope_type():
     """Hugging Face's ROPE_INIT_FUNCTIONS keys are SCALING_RULES' names less "ntk" (which HF has not); "default" is plain RoPE."""
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
-    assert set(ROPE_INIT_FUNCTIONS) == set(rope_lib.SCALING_RULES) - {"ntk"}
+    assert set(ROPE_INIT_FUNCTIONS) == set(rope_lib.scaling.SCALING_RULES) - {"ntk"}
 
 
 def longrope_sets(n_pairs, seed):
@@ -311,7 +299,7 @@ def test_longrope_matches_hugging_face(head_dim, base, original, max_len, fracti
     np.testing.assert_allclose(rule.frequencies(rotary, base, seq_len), theirs, rtol=FLOAT32_RTOL)
     assert rule.attention_factor == pytest.approx(attention, rel=1e-12)
     chosen = long if seq_len is not None and seq_len > original else short
-    np.testing.assert_allclose(rope_lib.longrope_inv_freq(rotary, base, rescale_factors=chosen), theirs, rtol=FLOAT32_RTOL)
+    np.testing.assert_allclose(rope_lib.scaling.longrope_inv_freq(rotary, base, rescale_factors=chosen), theirs, rtol=FLOAT32_RTOL)
 
 
 def test_longrope_parity_catches_the_factor_sets_swapped(monkeypatch):
@@ -340,7 +328,7 @@ def test_proportional_matches_hugging_face(head_dim, base, factor, fraction):
 def test_proportional_is_not_partial_rotary_at_the_same_fraction():
     """Gemma 4's full-attention layers: p = 0.25 of a 256-wide head keeps base^(−2i/256), i < 32; partial rotary at
     0.25 would rotate 64 coordinates with base^(−2i/64), i < 32: the same count, other frequencies."""
-    p_rope = rope_lib.proportional_inv_freq(256, 1e6, 0.25)
+    p_rope = rope_lib.scaling.proportional_inv_freq(256, 1e6, 0.25)
     partial = inv_freq(partial_rotary_dim(256, 0.25), 1e6)
     assert np.count_nonzero(p_rope) == partial.size == 32
     assert not np.allclose(p_rope[:32], partial)
@@ -387,5 +375,5 @@ def test_config_rotary_dim_matches_hugging_face_attention(model, fraction_key, d
         kwargs = {} if fraction is None else {"partial_rotary_factor": fraction}
         config = transformers.PhiConfig(hidden_size=head_dim * heads, num_attention_heads=heads, **kwargs)
         theirs = transformers.models.phi.modeling_phi.PhiAttention(config, 0).rotary_ndims
-    ours = rope_lib.config_rotary_dim(head_dim, **{fraction_key: default if fraction is None else fraction})
+    ours = rope_lib.scaling.config_rotary_dim(head_dim, **{fraction_key: default if fraction is None else fraction})
     assert ours == theirs

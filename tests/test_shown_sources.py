@@ -2,7 +2,7 @@
 packages: each shown function agrees with rope_lib's on random inputs, and none of its lines is copied into book/ or
 rope_lib/.
 
-Meta's `Attention.forward` (with GQA, a prefill and single decoding steps) is checked against `rope_lib.Attention` in
+Meta's `Attention.forward` (with GQA, a prefill and single decoding steps) is checked against `rope_lib.llama.Attention` in
 test_attention.py, test_matches_metas_reference_attention.
 """
 
@@ -61,7 +61,7 @@ def test_reshape_for_broadcast_takes_the_real_x_where_meta_takes_its_complex_vie
     x = randn(b, t, h, d)  # (B, T, H, D)
     table = torch.polar(torch.ones(t, d // 2), randn(t, d // 2, seed=1))  # (T, D/2)
     theirs = meta.reshape_for_broadcast(table, torch.view_as_complex(x.unflatten(-1, (-1, 2))))  # Meta's x: (B, T, H, D/2) complex
-    assert torch.equal(rope_lib.reshape_for_broadcast(table, x), theirs) and theirs.shape == (1, t, 1, d // 2)
+    assert torch.equal(rope_lib.rope.reshape_for_broadcast(table, x), theirs) and theirs.shape == (1, t, 1, d // 2)
 
 
 @pytest.mark.parametrize("b, t, h, d, start", [(1, 7, 2, 8, 0), (2, 16, 4, 64, 100), (1, 5, 3, 128, 3000)])
@@ -80,9 +80,9 @@ def test_grouped_heads_are_served_as_metas_repeat_kv_serves_them(n_heads, n_kv_h
     dim, n_rep = 8 * n_heads, n_heads // n_kv_heads
     shape = dict(vocab_size=4, dim=dim, n_layers=1, n_heads=n_heads, hidden_dim=8, max_seq_len=8, device="cpu", dtype=torch.float64)
     grouped_config = rope_lib.ModelConfig(n_kv_heads=n_kv_heads, **shape)
-    grouped = rope_lib.Attention(grouped_config, torch.device("cpu"))
-    plain = rope_lib.Attention(rope_lib.ModelConfig(**shape), torch.device("cpu"))
-    rope = rope_lib.RopeTable(grouped_config, torch.device("cpu"))(torch.arange(6), seq_len=6)  # both turn the same
+    grouped = rope_lib.llama.Attention(grouped_config, torch.device("cpu"))
+    plain = rope_lib.llama.Attention(rope_lib.ModelConfig(**shape), torch.device("cpu"))
+    rope = rope_lib.llama.RopeTable(grouped_config, torch.device("cpu"))(torch.arange(6), seq_len=6)  # both turn the same
 
     def repeated(weight):  # (Hkv·D, dim) → (H·D, dim), heads repeated as repeat_kv repeats them
         heads = weight.view(n_kv_heads, 8, dim).permute(2, 0, 1)[None]  # (1, dim, Hkv, D)
@@ -113,7 +113,7 @@ def test_metas_transformer_builds_its_table_from_the_head_dimension(meta_model_p
 @pytest.mark.parametrize("b, t, h, d", [(1, 6, 2, 8), (2, 9, 3, 32)])
 def test_rotate_half(b, t, h, d):
     x = randn(b, h, t, d, seed=4)
-    assert torch.equal(hf.rotate_half(x), rope_lib.rotate_quarter(x, "half"))
+    assert torch.equal(hf.rotate_half(x), rope_lib.rope.rotate_quarter(x, "half"))
 
 
 def hf_rotary(head_dim, n_heads, theta):
@@ -131,8 +131,8 @@ def test_llama_rotary_embedding_and_apply_rotary_pos_emb(b, t, h, d, start):
     position_ids = torch.arange(start, start + t).expand(b, t)
     cos, sin = hf_rotary(d, h, 10000.0)(q, position_ids)  # (B, T, D): the two halves repeat the D/2 values
     ours_cos, ours_sin = rope_lib.rope_cos_sin(position_ids, d)  # (B, T, D/2)
-    torch.testing.assert_close(cos, rope_lib.expand_to_pairs(ours_cos, "half"), rtol=0, atol=atol)
-    torch.testing.assert_close(sin, rope_lib.expand_to_pairs(ours_sin, "half"), rtol=0, atol=atol)
+    torch.testing.assert_close(cos, rope_lib.rope.expand_to_pairs(ours_cos, "half"), rtol=0, atol=atol)
+    torch.testing.assert_close(sin, rope_lib.rope.expand_to_pairs(ours_sin, "half"), rtol=0, atol=atol)
     q_hf, k_hf = hf.apply_rotary_pos_emb(q, k, cos, sin, unsqueeze_dim=2)  # (B, T, H, D): heads on axis 2
     torch.testing.assert_close(q_hf, rope_lib.apply_rope(q, position_ids, layout="half"), rtol=0, atol=atol)
     torch.testing.assert_close(k_hf, rope_lib.apply_rope(k, position_ids, layout="half"), rtol=0, atol=atol)

@@ -5,15 +5,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rope_lib import (
-    absolute_position_score,
-    inv_freq,
-    rotary_matrix,
-    rotation_matrix_2d,
-    sinusoidal_encoding_loop,
-    sinusoidal_pair,
-    sinusoidal_position,
-)
+from rope_lib import inv_freq
+from rope_lib.rotation import rotary_matrix, rotation_matrix_2d
+from rope_lib.sinusoidal import absolute_position_score, sinusoidal_encoding_loop, sinusoidal_pair, sinusoidal_position
 from rope_lib.teach import projection
 
 position = st.integers(min_value=0, max_value=5000)

@@ -65,7 +65,7 @@ def test_the_check_speaks_chinese_with_lang_zh():
     result = check_walk_encoding(walk_encoding, lang="zh")
     assert result and str(result).startswith("通过") and "两个固定种子的随机尺寸" in result.message
     assert check_walk_encoding(walk_encoding).message == (
-        "walk_encoding matches rope_lib.sinusoidal_encoding for 200 positions (d = 16), 50 positions (d = 8) and two seeded random sizes.")
+        "walk_encoding matches rope_lib.sinusoidal.sinusoidal_encoding for 200 positions (d = 16), 50 positions (d = 8) and two seeded random sizes.")
 
 
 def swapped(seq_len, d):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from rope_lib import wavelengths
+from rope_lib.frequencies import wavelengths
 from rope_lib.teach import plotting
 from rope_lib.teach.plotting import BookFigure, new_figure
 from rope_lib.teach.widgets import PRINT_CAPTION_WIDTH, PRINT_DPI, Control, InteractiveFigure
@@ -155,7 +155,7 @@ def test_phasor_widget_live_form_redraws_when_the_distance_moves():
 
 
 def test_relative_bias_widget_offers_the_alibi_head_over_the_whole_range():
-    from rope_lib import alibi_slopes
+    from rope_lib.relative_bias import alibi_slopes
     from rope_lib.teach.widgets.relative_bias import RELATIVE_BIAS_DISTANCE, relative_bias_widget
 
     widget = relative_bias_widget()

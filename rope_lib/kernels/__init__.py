@@ -1,7 +1,7 @@
 """Optional one-pass RoPE kernels, built on the eager reference of `rope_lib.rope` (chapter "Implementations and speed").
 
-`rotate_pairs_fused` computes what `rope_lib.rotate_pairs` computes, in one pass over memory,
-into a buffer or in place; `FusedAttention` is `rope_lib.Attention` rotating with it.
+`rotate_pairs_fused` computes what `rope_lib.rope.rotate_pairs` computes, in one pass over memory,
+into a buffer or in place; `FusedAttention` is `rope_lib.llama.Attention` rotating with it.
 """
 
 from .attention import FusedAttention

@@ -9,7 +9,7 @@ from .fused import rotate_pairs_fused
 
 
 class FusedAttention(Attention):
-    """`rope_lib.Attention` whose `rotate` writes RoFormer eq. 34 over the fresh query and key heads in place
+    """`rope_lib.llama.Attention` whose `rotate` writes RoFormer eq. 34 over the fresh query and key heads in place
     with `rotate_pairs_fused`: no temporaries and one pass. For inference: when autograd has to record
     the rotation, the eager form of `Attention.rotate` runs instead."""
 

@@ -4,7 +4,7 @@ The loop is written pair by pair: read a and b, write a·cos − b·sin and
 b·cos + a·sin. The C++ compiler vectorises it over the pairs of a head in
 either layout and OpenMP splits the tokens between threads, so it runs at the
 speed of a copy; because each step reads its pair before writing it, the output
-may be the input itself. Its arithmetic is that of `rope_lib.rotate_pairs`
+may be the input itself. Its arithmetic is that of `rope_lib.rope.rotate_pairs`
 (float32, or float64 for float64 input, no fused multiply-add), so the results
 are identical to the eager form's, bit for bit (a NaN stays a NaN, though not
 always with the same bits: torch's own conversions to bf16 disagree on those).

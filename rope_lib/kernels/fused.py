@@ -27,7 +27,7 @@ The kernels, in the order `kernels_for` prefers them:
 How the formula is written decides whether `torch.compile` turns it into vector
 code, which is why its kernels depend on the layout. When no compiler is
 available for the device, or autograd has to record the rotation (the kernels
-are for inference), `rope_lib.rotate_pairs` runs instead (`eager`); it is also
+are for inference), `rope_lib.rope.rotate_pairs` runs instead (`eager`); it is also
 the reference the kernels are tested against. Autograd cannot record a write
 into a buffer the caller gives, so, as with torch's own `out=` functions,
 `out=` while grad mode is on and an argument requires grad is an error; a
@@ -261,7 +261,7 @@ def rotate_pairs_fused(
     out: torch.Tensor | None = None,
     kernel: str | None = None,
 ) -> torch.Tensor:
-    """`rope_lib.rotate_pairs` (RoFormer eq. 34) in one pass over memory, same results, with its arguments checked.
+    """`rope_lib.rope.rotate_pairs` (RoFormer eq. 34) in one pass over memory, same results, with its arguments checked.
 
     x (B, T, H, D); cos, sin (T, rot/2) or (B, T, rot/2) in float32 (float64 for float64 x).
     out: where to write, same shape, dtype and device as x (a slice of a KV cache, say), sharing no

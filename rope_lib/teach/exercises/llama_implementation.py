@@ -81,7 +81,7 @@ def check_rope_half(rope_half, *, lang: str = "en") -> CheckResult:
                 continue
             cos, sin = rope_cos_sin(positions, x.shape[-1], dtype=torch.float64)  # (T, D/2)
             diagnose(value, [
-                (lambda: apply_rope(x, positions), Words(
+                (lambda: apply_rope(x, positions, layout="interleaved"), Words(
                     f"{call.en}: pairing — you paired neighbours (x_2i, x_2i+1), the interleaved layout; the half layout pairs x_i with x_(i+D/2)",
                     f"{call.zh}：配对错了——你把相邻两维 (x_2i, x_2i+1) 配成一对，那是交错布局；半分布局把 x_i 与 x_(i+D/2) 配成一对")),
                 (lambda: apply_rope(x, torch.arange(x.shape[1]), layout="half"), Words(
@@ -312,12 +312,12 @@ def check_rotate_qk(rotate_qk, *, lang: str = "en") -> CheckResult:
             positions = torch.arange(start, start + xq.shape[1])  # (T,)
             atol = 1e-5 + 8 * F32_EPS * (start + xq.shape[1])  # float32 angles may err by about m·eps
             close = lambda a, b: torch.allclose(a.double(), b.double(), rtol=0, atol=atol)  # noqa: E731
-            reference = lambda y, p=positions, **kw: apply_rope(y.double(), p, **kw).float()  # noqa: E731
+            reference = lambda y, p=positions, **kw: apply_rope(y.double(), p, **({"layout": "interleaved", "order": "BTHD"} | kw)).float()  # noqa: E731
             for got, y, part in zip(run(call, xq, xk, start), (xq, xk), ("[0]", "[1]")):
                 if not close(got, reference(y)):
                     _diagnose_rotation(got, y, Described(call.en + part, call.zh + part), positions, reference, close)
         x, q, call = bf16
-        gap = (q.double() - apply_rope(x.double(), torch.arange(256, 258)).to(torch.bfloat16).double()).abs().max().item()
+        gap = (q.double() - apply_rope(x.double(), torch.arange(256, 258), layout="interleaved").to(torch.bfloat16).double()).abs().max().item()
         if gap > 0.05:
             raise Hint(f"{call.en}: the result differs from RoPE at positions 256 and 257 by {gap:.3g}, more than bfloat16 rounding",
                        f"{call.zh}：在位置 256 和 257 上，结果与 RoPE 相差 {gap:.3g}，超出了 bfloat16 的舍入误差")

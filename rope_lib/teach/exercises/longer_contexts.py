@@ -17,11 +17,11 @@ def _random_rule(rng: np.random.Generator, d: int, length: int) -> tuple[np.ndar
     s = float(rng.choice([2.0, 4.0, 8.0, 16.0]))
     rule = int(rng.integers(3))
     if rule == 0:
-        return ntk_inv_freq(d, DEFAULT_BASE, s), f"rope_lib.ntk_inv_freq({d}, {DEFAULT_BASE}, {s})"
+        return ntk_inv_freq(d, DEFAULT_BASE, s), f"rope_lib.scaling.ntk_inv_freq({d}, {DEFAULT_BASE}, {s})"
     if rule == 1:
-        return position_interpolation_inv_freq(d, DEFAULT_BASE, s), f"rope_lib.position_interpolation_inv_freq({d}, {DEFAULT_BASE}, {s})"
+        return position_interpolation_inv_freq(d, DEFAULT_BASE, s), f"rope_lib.scaling.position_interpolation_inv_freq({d}, {DEFAULT_BASE}, {s})"
     return (dynamic_ntk_inv_freq(d, DEFAULT_BASE, s, seq_len=length, original_max_len=16),
-            f"rope_lib.dynamic_ntk_inv_freq({d}, {DEFAULT_BASE}, {s}, seq_len={length}, original_max_len=16)")
+            f"rope_lib.scaling.dynamic_ntk_inv_freq({d}, {DEFAULT_BASE}, {s}, seq_len={length}, original_max_len=16)")
 
 
 def check_rotate_cache(rotate_cache, *, lang: str = "en") -> CheckResult:
@@ -48,26 +48,26 @@ def check_rotate_cache(rotate_cache, *, lang: str = "en") -> CheckResult:
         for keys, start, freqs, call in cases:
             positions = torch.arange(start, start + keys.shape[1])  # (T,)
             value = answer_tensor(call_student(fn, call, keys, start, freqs), call, keys, Words("one rotated key per token and head", "每个词元、每个头各一个旋转后的键"), Words("the keys'", "键"))
-            expected = apply_rope(keys, positions, inv_freq=freqs)
+            expected = apply_rope(keys, positions, inv_freq=freqs, layout="interleaved")
             if close(value, expected):
                 continue
             diagnose(value, [
-                (lambda: apply_rope(keys, torch.arange(keys.shape[1]), inv_freq=freqs),
+                (lambda: apply_rope(keys, torch.arange(keys.shape[1]), inv_freq=freqs, layout="interleaved"),
                  Words(f"{call}: positions — your keys are turned to positions 0 … T−1; they sit at start, start+1, … (here from {start})",
                        f"{call}：位置——你的键被转到了位置 0 … T−1；它们实际位于 start, start+1, …（这里从 {start} 开始）")),
-                (lambda: apply_rope(keys, positions),
+                (lambda: apply_rope(keys, positions, layout="interleaved"),
                  Words(f"{call}: frequencies — you rotated with the default θ_i = 10000^(−2i/d); use the frequencies freqs you are given, the rule's θ'_i",
                        f"{call}：频率——你用的是默认的 θ_i = 10000^(−2i/d)；请使用传入的频率 freqs，即该规则的 θ'_i")),
                 (lambda: apply_rope(keys, positions, inv_freq=freqs, layout="half"),
                  Words(f"{call}: pairing — you paired x_i with x_(i+d/2), the half layout; the cache here uses the interleaved layout (x_2i, x_2i+1), apply_rope's default",
                        f"{call}：配对——你把 x_i 与 x_(i+d/2) 配成一对，这是半分布局；这里的缓存用交错布局 (x_2i, x_2i+1)，即 apply_rope 的默认布局")),
-                (lambda: apply_rope(keys, -positions, inv_freq=freqs),
+                (lambda: apply_rope(keys, -positions, inv_freq=freqs, layout="interleaved"),
                  Words(f"{call}: direction — each pair turned by −mθ'_i; RoPE turns by +mθ'_i",
                        f"{call}：方向——每个维度对转了 −mθ'_i；RoPE 转的是 +mθ'_i")),
-                (lambda: apply_rope(keys, positions + 1, inv_freq=freqs),
+                (lambda: apply_rope(keys, positions + 1, inv_freq=freqs, layout="interleaved"),
                  Words(f"{call}: off by one — the first key sits at position start = {start}, not start + 1",
                        f"{call}：差了一位——第一个键位于位置 start = {start}，而不是 start + 1")),
-                (lambda: apply_rope(keys, positions - 1, inv_freq=freqs),
+                (lambda: apply_rope(keys, positions - 1, inv_freq=freqs, layout="interleaved"),
                  Words(f"{call}: off by one — the first key sits at position start = {start}, not start − 1",
                        f"{call}：差了一位——第一个键位于位置 start = {start}，而不是 start − 1")),
             ], close)

@@ -44,6 +44,6 @@ def check_rotate(rotate, *, lang: str = "en") -> CheckResult:
                            f"{call}：旋转不改变长度，但 |result| = {np.linalg.norm(got):.4g}，而 |vec| = {np.linalg.norm(vec):.4g}")
             raise mismatch(call, got, expected, Words("R(angle)·vec", "R(angle)·vec"))
 
-    success = Words("rotate matches rope_lib.rotation_matrix_2d on 27 vectors and angles, 25 of them seeded random ones.",
-                    "rotate 在 27 组向量和角度上（其中 25 组是固定种子的随机输入）都与 rope_lib.rotation_matrix_2d 一致。")
+    success = Words("rotate matches rope_lib.rotation.rotation_matrix_2d on 27 vectors and angles, 25 of them seeded random ones.",
+                    "rotate 在 27 组向量和角度上（其中 25 组是固定种子的随机输入）都与 rope_lib.rotation.rotation_matrix_2d 一致。")
     return run_check("rot-ex-complex-code", rotate, body, success, lang)

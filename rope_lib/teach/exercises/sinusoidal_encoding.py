@@ -56,5 +56,5 @@ def check_walk_encoding(walk_encoding, *, lang: str = "en") -> CheckResult:
                        f"{call}：第 0 到 {row - 1} 行是对的，但第 {row} 行不是 p_{row}；请检查从一行到下一行的那一步")
 
     return run_check("sin-ex-walk", walk_encoding, body, Words(
-        "walk_encoding matches rope_lib.sinusoidal_encoding for 200 positions (d = 16), 50 positions (d = 8) and two seeded random sizes.",
-        "walk_encoding 与 rope_lib.sinusoidal_encoding 一致：200 个位置（d = 16）、50 个位置（d = 8）以及两个固定种子的随机尺寸。"), lang)
+        "walk_encoding matches rope_lib.sinusoidal.sinusoidal_encoding for 200 positions (d = 16), 50 positions (d = 8) and two seeded random sizes.",
+        "walk_encoding 与 rope_lib.sinusoidal.sinusoidal_encoding 一致：200 个位置（d = 16）、50 个位置（d = 8）以及两个固定种子的随机尺寸。"), lang)

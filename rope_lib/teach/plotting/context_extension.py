@@ -221,7 +221,7 @@ def plot_context_extension(method: str = "yarn", factor: float = 4.0, *, d: int 
 def plot_cache_gaps(gaps: dict, original_max_len: int, *, lang: str = "en") -> Figure:
     """Largest difference between cached step-by-step decoding and one full pass, per decoding step, for each rule.
 
-    gaps: label → (positions, differences), as measured in the chapter with `rope_lib.Attention`; the labels are
+    gaps: label → (positions, differences), as measured in the chapter with `rope_lib.llama.Attention`; the labels are
     shown as given (the chapter writes them in its language).
     """
     require_language(lang)
