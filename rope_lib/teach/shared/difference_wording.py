@@ -2,7 +2,7 @@
 
 A difference of exactly 0 reads "exactly 0" rather than "0.0e+00"; any other
 difference is written in scientific notation, e.g. "3.3e-16". Imported by name,
-`from rope_lib.teach.differences import difference_text`.
+`from rope_lib.teach.shared.difference_wording import difference_text`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 Colours come from the Okabe–Ito palette, which stays distinct under the common
 forms of colour blindness; lines and markers differ as well, so no figure
 relies on colour alone. Colour maps are cividis (sequential) and PuOr
-(diverging), both readable without red–green discrimination.
+(diverging), both readable without red–green discrimination. The plane's
+unit circle and its arrows (`draw_unit_circle`, `draw_arrow`) look the same in
+every chapter that draws vectors as complex numbers.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import io
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 from matplotlib import font_manager
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..language import word_count
+from .language import word_count
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
 LINE_STYLES = ("-", "--", "-.", ":")
@@ -61,6 +65,23 @@ DIVERGING_CMAP = "PuOr"
 def series_style(i: int) -> dict:
     """Colour, line style and marker of the i-th series: all three change from one series to the next."""
     return {"color": OKABE_ITO[i % len(OKABE_ITO)], "linestyle": LINE_STYLES[i % len(LINE_STYLES)], "marker": MARKERS[i % len(MARKERS)]}
+
+
+def draw_unit_circle(ax: Axes, radius: float = 1.0) -> None:
+    """A thin grey circle of the given radius and the two axes through 0, on equal scales."""
+    a = np.linspace(0, 2 * np.pi, 361)
+    ax.plot(radius * np.cos(a), radius * np.sin(a), color="0.6", linewidth=0.8)
+    ax.axhline(0, color="0.8", linewidth=0.6)
+    ax.axvline(0, color="0.8", linewidth=0.6)
+    ax.set_aspect("equal")
+
+
+def draw_arrow(ax: Axes, tip: complex, i: int, label: str, tail: complex = 0j) -> None:
+    """An arrow from `tail` to `tip` in the style of series i (colour, line style and tip marker)."""
+    style = series_style(i)
+    ax.annotate("", xy=(tip.real, tip.imag), xytext=(tail.real, tail.imag),
+                arrowprops={"arrowstyle": "-|>", "color": style["color"], "linestyle": style["linestyle"], "linewidth": 1.8, "shrinkA": 0, "shrinkB": 0})
+    ax.plot([tip.real], [tip.imag], linestyle="none", marker=style["marker"], color=style["color"], markersize=7, label=label)
 
 
 def png_data_url(png: bytes) -> str:

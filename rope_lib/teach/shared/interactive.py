@@ -1,6 +1,6 @@
 """Interactive figures: one description, two forms.
 
-An `InteractiveFigure` pairs a drawing function from `rope_lib.plotting` with
+An `InteractiveFigure` pairs a drawing function of a chapter's module with
 the controls that feed it. Every control lists the values it can take, so the
 same description yields
 
@@ -13,8 +13,8 @@ Shown as the last value of a cell, it offers both: Jupyter renders the live
 widget, and the website (which ranks the widget view below HTML) the static
 form. The PDF book, which can move no slider, shows the print form
 (`print_png()`): the default frame captioned with the control values it was
-drawn at and its description. The figures of each topic live in a module of
-this package.
+drawn at and its description. Each interactive figure is built in the module
+of the chapter that shows it (`rope_lib.teach.rope_2d.rope_2d_widget`).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from typing import Any, Callable
 
 from PIL import Image
 
-from ..language import require_language, text
-from ..plotting.style import BookFigure, png_data_url
+from .language import require_language, text
+from .figure_style import BookFigure, png_data_url
 
 MAX_FRAMES = 96
 """The most frames one static figure may pre-render: it keeps a page under 2 MB."""

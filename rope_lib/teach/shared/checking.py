@@ -20,7 +20,7 @@ import torch
 
 from ...frequencies import inv_freq
 from ...rotation import rotation_matrix_2d
-from ..language import Words, is_han, require_language, text
+from .language import Words, is_han, require_language, text
 
 F32_EPS = float(np.finfo(np.float32).eps)
 

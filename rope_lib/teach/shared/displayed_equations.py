@@ -326,12 +326,13 @@ class Page:
 
     @classmethod
     def of(cls, derivation, *, lang: str = "en") -> "Page":
-        """The Page of a chapter's derivation module (rope_lib.teach.derivations.<chapter>): its CHAPTER (the page's
-        file name, read from the folder the chapter runs in, so the Chinese edition reads its own page), CHECKS,
-        UNCHECKED and, where it has them, CONFIRMATIONS."""
+        """The Page of a chapter's derivation: the chapter's module (rope_lib.teach.rope_2d), or the derivation module
+        of a chapter that is a package (rope_lib.teach.rope_nd.derivation). It holds CHAPTER (the page's file name,
+        read from the folder the chapter runs in, so the Chinese edition reads its own page), CHECKS, UNCHECKED and,
+        where it has them, CONFIRMATIONS."""
         missing = [name for name in ("CHAPTER", "CHECKS", "UNCHECKED") if not hasattr(derivation, name)]
         if missing:
-            raise ValueError(f"derivation must be a module of rope_lib.teach.derivations with CHAPTER, CHECKS and UNCHECKED; "
+            raise ValueError(f"derivation must be a chapter's derivation with CHAPTER, CHECKS and UNCHECKED; "
                              f"{getattr(derivation, '__name__', derivation)!r} lacks {missing}")
         return cls(derivation.CHAPTER, derivation.CHECKS, unchecked=derivation.UNCHECKED, lang=lang,
                    confirmations=getattr(derivation, "CONFIRMATIONS", None))
@@ -388,7 +389,7 @@ class Page:
         if sorted(self.checked) != sorted(self.checks):
             raise AssertionError(f"{self.path.name}: checks not run: {sorted(set(self.checks) - set(self.checked))}")
         confirmed = [self.confirm(name) for name in self.confirmations]
-        return Report(self.lang, checked, confirmed, dict(self.unchecked), len(self.equations))
+        return Report(self.lang, checked, confirmed, dict(self.unchecked), len(self.equations), self.path.stem)
 
 
 class Confirmed:
@@ -410,19 +411,21 @@ class Report:
     "How this page is checked" with ```{glue:md} key``` and `:format: myst`, the same on the site and in the PDF
     (display math, and {eq} references to the page's equations); plain text otherwise."""
 
-    def __init__(self, lang: str, checked: list[CheckedEquation], confirmed: list[Confirmed], unchecked: Mapping[str, str], displayed: int):
+    def __init__(self, lang: str, checked: list[CheckedEquation], confirmed: list[Confirmed], unchecked: Mapping[str, str], displayed: int,
+                 chapter: str):
         self.lang, self.checked, self.confirmed, self.unchecked, self.displayed = lang, checked, confirmed, unchecked, displayed
+        self.chapter = chapter  # the page's file name without .md: the name of the chapter's module in rope_lib.teach
 
     def explanation(self) -> str:
         return text(
             self.lang,
             en="sympy's LaTeX parser reads each labelled equation from this page's source, and sympy checks that every "
-               "side equals the next and that each side is the expression the chapter's derivation (in "
-               "`rope_lib.teach.derivations`) says it is. A wrong sign or a swapped index on the page stops the book from "
+               f"side equals the next and that each side is the expression the chapter's derivation (in "
+               f"`rope_lib.teach.{self.chapter}`) says it is. A wrong sign or a swapped index on the page stops the book from "
                "building. Below, each checked equation as sympy read it, its line marked (sympy) being sympy's own working, "
                "and the rule that links its sides.",
             zh="sympy 的 LaTeX 解析器从本页源文件中读出每个带编号的公式，sympy 再检验每一边都等于下一边，并且每一边都是本章推导"
-               "（在 `rope_lib.teach.derivations` 中）所给出的表达式。页面上若有一个符号写错或下标写反，本书就无法构建。"
+               f"（在 `rope_lib.teach.{self.chapter}` 中）所给出的表达式。页面上若有一个符号写错或下标写反，本书就无法构建。"
                "下面列出每个检验过的公式被 sympy 读出的样子（标有 (sympy) 的一行是 sympy 自己的演算），以及连接各边的规则。",
         )
 

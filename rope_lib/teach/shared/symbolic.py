@@ -2,8 +2,8 @@
 
 `rope_2d()` builds f_q, f_k and g from symbols; the `assert_…` functions check
 identities and raise AssertionError if one fails. The chapters' displayed equations
-are checked as displayed by `rope_lib.teach.displayed_equations`, one derivation
-module a chapter (`rope_lib.teach.derivations`).
+are checked as displayed by `rope_lib.teach.shared.displayed_equations`, from the
+derivation in each chapter's module (`rope_lib.teach.rope_2d`).
 """
 
 from __future__ import annotations
