@@ -1,14 +1,139 @@
-"""The auto-checks of the exercises in the chapter "RoPE at a glance" (book/rope_at_a_glance.md)."""
+"""Chapter "RoPE at a glance" (book/rope_at_a_glance.md): the rotary frequencies θ_i seen as wavelengths, in a figure
+and an interactive figure; the query–key scores under RoPE, constant along diagonals; and the auto-check of the
+chapter's exercise. "Absolute sinusoidal encoding" draws its wavelengths with `plot_wavelengths` too.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.figure import Figure
 
-from ...frequencies import DEFAULT_BASE, angles
-from ...rotation import rotary_matrix
-from ..language import Words
-from .checking import CheckResult, F32_EPS, FLOAT32_ANGLES, Hint, allclose_within, answer_array, call_student, diagnose, case_seed, float32_hint, freqs_counted_from_one, mismatch, normal_case, run_check, turn_adjacent_pairs
+from ..frequencies import DEFAULT_BASE, angles, wavelengths
+from ..rotation import rotary_matrix, score_grid
+from .shared.checking import CheckResult, F32_EPS, FLOAT32_ANGLES, Hint, allclose_within, answer_array, call_student, case_seed, diagnose, float32_hint, freqs_counted_from_one, mismatch, normal_case, run_check, turn_adjacent_pairs
+from .shared.figure_style import SEQUENTIAL_CMAP, new_figure, series_style
+from .shared.interactive import Control, InteractiveFigure
+from .shared.language import Words, require_language, text
 
+# --- the wavelengths 2π/θ_i -------------------------------------------------------------------------------------------
+
+FIXED_AXES_BOTTOM = 1.0
+"""With fixed axes the vertical axis starts at 1 position: pair 0 turns 1 radian a position, so its wavelength is 2π
+whatever d and base are, a little above the bottom."""
+
+FIXED_AXES_HEADROOM = 4.0
+"""With fixed axes the vertical axis ends at 4 × 2π·base for the largest base: room above its limit line and label."""
+
+
+def plot_wavelengths(
+    d: int,
+    base: float = DEFAULT_BASE,
+    *,
+    lang: str = "en",
+    limits_for: tuple[int, float] | None = None,
+) -> Figure:
+    """Wavelength 2π/θ_i of every pair on a log scale: a straight line, since they grow geometrically.
+
+    By default the axes fit this d and base. `limits_for=(largest d, largest base)` fixes them to hold every curve up
+    to those values instead, and draws the limit 2π·base that the longest wavelength approaches as d grows: an
+    interactive figure passes the ends of its controls' ranges, so that a move of a slider moves the curve, not the
+    axes.
+    """
+    require_language(lang)
+    if limits_for is not None and (d > limits_for[0] or base > limits_for[1]):
+        raise ValueError(f"limits_for={limits_for!r} must hold d = {d} and base = {base:.10g}")
+    lam = wavelengths(d, base)
+    limit = 2 * np.pi * base
+    fig = new_figure(
+        text(
+            lang,
+            en=f"Line chart on a logarithmic vertical axis of the wavelength of each of the {lam.size} rotation pairs "
+            f"(d = {d}, base = {base:.10g}). The points lie on a straight line rising from {lam[0]:.2f} positions for "
+            f"pair 0 to {lam[-1]:,.0f} positions for pair {lam.size - 1}: the wavelengths grow geometrically."
+            + (f" A dashed line marks 2π·base = {limit:,.0f} positions, which the longest wavelength approaches as d "
+               f"grows." if limits_for is not None else ""),
+            zh=f"折线图，纵轴取对数，画出 {lam.size} 个旋转维度对各自的波长（d = {d}，底数 = {base:.10g}）。"
+            f"这些点落在一条直线上，从第 0 对的 {lam[0]:.2f} 个位置升到第 {lam.size - 1} 对的 {lam[-1]:,.0f} 个位置："
+            f"波长构成等比数列。"
+            + (f"一条虚线标出 2π·底数 = {limit:,.0f} 个位置，d 越大，最长的波长越接近它。" if limits_for is not None else ""),
+        ),
+        figsize=(6, 3.2),
+    )
+    ax = fig.add_subplot()
+    ax.semilogy(np.arange(lam.size), lam, markersize=3, **series_style(0))
+    if limits_for is not None:
+        largest_d, largest_base = limits_for
+        ax.axhline(limit, color="black", linestyle="--", linewidth=1)
+        ax.annotate(text(lang, en="2π·base", zh="2π·底数"), (0, limit), xytext=(2, 3), textcoords="offset points", fontsize=8)
+        last_pair = largest_d // 2 - 1
+        pad = ax.margins()[0] * last_pair  # matplotlib's own margin, as the axes would have for the largest d
+        ax.set_xlim(-pad, last_pair + pad)
+        ax.set_ylim(FIXED_AXES_BOTTOM, FIXED_AXES_HEADROOM * 2 * np.pi * largest_base)
+    ax.set_xlabel(text(lang, en="pair index i", zh="维度对序号 i"))
+    ax.set_ylabel(text(lang, en="wavelength 2π/θ_i (positions)", zh="波长 2π/θ_i（位置数）"))
+    ax.set_title(text(lang, en=f"RoPE wavelengths, d = {d}, base = {base:.10g}", zh=f"RoPE 的波长，d = {d}，底数 = {base:.10g}"))
+    ax.grid(True, which="major", alpha=0.3)
+    return fig
+
+
+HEAD_DIMENSIONS = (16, 32, 64, 128, 256)
+"""The head dimensions d to pick from: a choice among settings, 16 to the 256 of the widest common heads."""
+
+BASES = (100.0, 500.0, 1_000.0, 5_000.0, 10_000.0, 50_000.0, 100_000.0, 500_000.0, 1_000_000.0)
+"""The bases the slider steps through, from 100 to the 1,000,000 of recent long-context models, by factors of 5 and 2
+(the original 10,000 and Llama 3's 500,000 among them): 9 stops × 5 head dimensions = 45 frames on the website."""
+
+
+def wavelength_explorer(*, lang: str = "en") -> InteractiveFigure:
+    """The wavelengths 2π/θ_i for a choice of head dimension d and base, on axes that hold every choice: a move of
+    either control moves the curve, against the dashed limit 2π·base."""
+    require_language(lang)
+    limits = (max(HEAD_DIMENSIONS), max(BASES))
+
+    def draw(d: int, base: float):
+        return plot_wavelengths(d, base, lang=lang, limits_for=limits)
+
+    return InteractiveFigure(
+        draw=draw,
+        controls=(
+            Control("d", text(lang, en="head dimension d", zh="头维度 d"), HEAD_DIMENSIONS, 128, choice=True),
+            Control("base", text(lang, en="base", zh="底数"), BASES, 10_000.0, fmt=lambda b: f"{b:,.0f}"),
+        ),
+        lang=lang,
+    )
+
+
+# --- query–key scores under RoPE --------------------------------------------------------------------------------------
+
+def plot_score_grid(q: np.ndarray, k: np.ndarray, positions, base: float = DEFAULT_BASE, *, lang: str = "en") -> Figure:
+    """Heatmap of ⟨R_m q, R_n k⟩ over positions m (rows) and n (columns): constant along diagonals."""
+    require_language(lang)
+    positions = np.asarray(positions)
+    grid = score_grid(q, k, positions, base)
+    fig = new_figure(
+        text(
+            lang,
+            en=f"Heatmap of the score between a query rotated to position m (rows) and a key rotated to position n "
+            f"(columns), for m and n from {positions[0]} to {positions[-1]}, in d = {len(q)}. The colours form "
+            f"stripes parallel to the main diagonal: every cell with the same m − n has the same score, "
+            f"from {grid.min():.2f} to {grid.max():.2f}.",
+            zh=f"热力图：查询旋转到位置 m（行）、键旋转到位置 n（列）后的得分，m 和 n 都从 {positions[0]} 到 {positions[-1]}，"
+            f"d = {len(q)}。颜色形成与主对角线平行的条纹：m − n 相同的格子得分都相同，"
+            f"得分从 {grid.min():.2f} 到 {grid.max():.2f}。",
+        ),
+        figsize=(5, 4.2),
+    )
+    ax = fig.add_subplot()
+    extent = (positions[0] - 0.5, positions[-1] + 0.5, positions[-1] + 0.5, positions[0] - 0.5)
+    image = ax.imshow(grid, cmap=SEQUENTIAL_CMAP, extent=extent)
+    ax.set_xlabel(text(lang, en="key position n", zh="键的位置 n"))
+    ax.set_ylabel(text(lang, en="query position m", zh="查询的位置 m"))
+    ax.set_title(text(lang, en="score ⟨R_m q, R_n k⟩", zh="得分 ⟨R_m q, R_n k⟩"))
+    fig.colorbar(image, ax=ax, label=text(lang, en="score", zh="得分"))
+    return fig
+
+
+# --- the exercise's auto-check ----------------------------------------------------------------------------------------
 
 def check_rope_pairs(rope_pairs, *, lang: str = "en") -> CheckResult:
     """Exercise glance-ex-code: `rope_pairs(x, m, base=10000.0)` turns adjacent pairs of x to position m."""

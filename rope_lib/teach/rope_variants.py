@@ -1,16 +1,182 @@
-"""Figures of chapter "RoPE in today's models": each pair's wavelength under a variant, and which layers rotate."""
+"""Chapter "RoPE in today's models" (book/rope_variants.md): RoPE with linear attention, an example pair of LongRoPE
+factor sets, the chapter's figures and interactive figure, and the auto-check of its exercise.
+
+Linear attention replaces the softmax's exp(qᵀk) by φ(q)ᵀφ(k), with a feature map φ whose values are positive
+(here φ(x) = elu(x) + 1). Then Σ_n φ(q_m)ᵀφ(k_n) v_nᵀ = φ(q_m)ᵀ (Σ_n φ(k_n) v_nᵀ): the sum over the keys is made
+once, a d × d_v matrix, instead of once per query, and a causal layer keeps it as a running (prefix) sum. RoFormer
+rotates φ(q_m) and φ(k_n) in the numerator only:
+
+    o_m = Σ_n (R_m φ(q_m))ᵀ (R_n φ(k_n)) v_n  /  Σ_n φ(q_m)ᵀ φ(k_n)
+
+The denominator is left unrotated, so it stays a sum of positive numbers; the price is that the numerator's weights
+can be negative and need not sum to 1: the output is no longer a weighted average of the values.
+
+`rope_linear_attention` is the linear form (one pass over the keys); `rope_linear_attention_weights` writes every
+weight out with rotation matrices, one query and one key at a time, the slow and obvious reference it is tested
+against. Positions are given, not implied, so that shifting them all by one constant can be tried.
+
+A real model's LongRoPE factor sets are searched (Ding et al. 2024) and ship in its config; no such file is read here.
+The example's short set (`example_longrope_factors`) is the NTK-aware squeeze of a factor 2 (λ_i from 1 to 2), its long
+set YaRN's at the full factor: rising from 1 for the fast pairs to s for the slow ones, the shape searched sets have,
+and two of the rules LongRoPE's search starts from, rules the book has tested.
+"""
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from ...frequencies import DEFAULT_BASE, inv_freq
-from ...layer_schedule import rope_layers
-from ...scaling import RopeScaling, longrope_uses_long_factors
-from ..language import require_language, text
-from ..longrope_example import example_longrope_factors
-from .style import OKABE_ITO, new_figure, series_style
+from .._validate import require_base, require_bool, require_even_dim, require_real_array
+from ..frequencies import DEFAULT_BASE, angles, inv_freq
+from ..layer_schedule import rope_layers
+from ..rotation import rotary_matrix
+from ..scaling import RopeScaling, longrope_uses_long_factors, ntk_inv_freq, yarn_inv_freq
+from .shared.checking import CheckResult, answer_array, call_student, diagnose, mismatch, run_check
+from .shared.figure_style import OKABE_ITO, new_figure, series_style
+from .shared.interactive import Control, InteractiveFigure
+from .shared.language import Words, require_language, text
+
+# --- RoPE with linear attention (RoFormer §3.3, eq. 19) ---------------------------------------------------------------
+
+def elu_feature_map(x) -> np.ndarray:
+    """φ(x) = elu(x) + 1: x + 1 for x > 0, eˣ otherwise; positive everywhere (Katharopoulos et al.'s choice)."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
+
+
+def _matrix(x, name: str, rows: int | None = None) -> np.ndarray:
+    array = require_real_array(x, name)
+    if array.ndim != 2:
+        raise ValueError(f"{name} must have shape (T, d): one row per token, got shape {array.shape}")
+    if rows is not None and array.shape[0] != rows:
+        raise ValueError(f"{name} must have one row per token, T = {rows}, got shape {array.shape}")
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} must hold finite numbers, got NaN or infinity")
+    return array
+
+
+def _positions(positions, tokens: int) -> np.ndarray:
+    if isinstance(positions, range):
+        positions = list(positions)
+    array = np.asarray(positions)
+    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"positions must hold integers (token indices), got dtype {array.dtype}")
+    if array.shape != (tokens,):
+        raise ValueError(f"positions must have shape (T,) = ({tokens},), one per token, got {array.shape}")
+    return array.astype(np.int64)
+
+
+def _features(q: np.ndarray, k: np.ndarray, feature_map) -> tuple[np.ndarray, np.ndarray]:
+    """φ(q), φ(k), refused unless φ keeps the shape and gives finite numbers above 0 (the denominator must be > 0)."""
+    if not callable(feature_map):
+        raise TypeError(f"feature_map must be a function of an array, got {type(feature_map).__name__}")
+    out = []
+    for name, x in (("q", q), ("k", k)):
+        phi = np.asarray(feature_map(x), dtype=np.float64)
+        if phi.shape != x.shape:
+            raise ValueError(f"feature_map must keep the shape of {name}, {x.shape}, got {phi.shape}")
+        if not (np.isfinite(phi).all() and (phi > 0).all()):
+            raise ValueError(f"feature_map must give finite numbers above 0 (the denominator is a sum of their products), "
+                             f"got min {phi.min()} on {name}")
+        out.append(phi)
+    return out[0], out[1]
+
+
+def _inputs(q, k, positions, base, causal, feature_map):
+    q = _matrix(q, "q")
+    k = _matrix(k, "k", rows=None)
+    if k.shape != q.shape:
+        raise ValueError(f"q and k must have one shape (T, d), got {q.shape} and {k.shape}")
+    require_even_dim(q.shape[1], "d, the width of q and k,")
+    positions = _positions(positions, q.shape[0])
+    base = require_base(base)
+    causal = require_bool(causal, "causal")
+    phi_q, phi_k = _features(q, k, feature_map)
+    return phi_q, phi_k, positions, base, causal
+
+
+def _rotate(x: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
+    """Row t of x turned by R^d_{Θ,m_t}, in the elementwise form (interleaved pairs)."""
+    a = angles(positions, x.shape[1], base)  # (T, d/2)
+    cos, sin = np.cos(a), np.sin(a)
+    out = np.empty_like(x)
+    out[:, 0::2] = x[:, 0::2] * cos - x[:, 1::2] * sin
+    out[:, 1::2] = x[:, 1::2] * cos + x[:, 0::2] * sin
+    return out
+
+
+def rope_linear_attention(
+    q,
+    k,
+    v,
+    positions,
+    *,
+    base: float = DEFAULT_BASE,
+    causal: bool = False,
+    feature_map=elu_feature_map,
+) -> np.ndarray:
+    """RoFormer eq. 19 in its linear form: q, k (T, d), v (T, d_v),
+    positions (T,) → outputs (T, d_v).
+
+    The keys are summed once, Σ_n R_n φ(k_n) v_nᵀ (d × d_v) and Σ_n φ(k_n)
+    (d,); with causal=True each as a running sum over n ≤ m. The rotation
+    is in the numerator only.
+    """
+    phi_q, phi_k, positions, base, causal = _inputs(
+        q, k, positions, base, causal, feature_map
+    )
+    v = _matrix(v, "v", rows=phi_q.shape[0])
+    turned_q = _rotate(phi_q, positions, base)  # (T, d)
+    turned_k = _rotate(phi_k, positions, base)  # (T, d)
+    if causal:
+        # (T, d, d_v): Σ_{n ≤ m}
+        key_values = np.cumsum(turned_k[:, :, None] * v[:, None, :], axis=0)
+        key_sums = np.cumsum(phi_k, axis=0)  # (T, d): Σ_{n ≤ m}, unrotated
+        # (T, d_v)
+        numerator = np.einsum("td,tde->te", turned_q, key_values)
+        denominator = np.einsum("td,td->t", phi_q, key_sums)  # (T,)
+    else:
+        numerator = turned_q @ (turned_k.T @ v)  # (T, d_v)
+        denominator = phi_q @ phi_k.sum(axis=0)  # (T,)
+    return numerator / denominator[:, None]
+
+
+def rope_linear_attention_weights(q, k, positions, *, base: float = DEFAULT_BASE, causal: bool = False,
+                                  feature_map=elu_feature_map) -> np.ndarray:
+    """The weight of key n in output m, written out (T, T): (R_m φ(q_m))ᵀ(R_n φ(k_n)) / Σ_j φ(q_m)ᵀφ(k_j), the
+    sums over j ≤ m and the weights of later keys 0 when causal. One rotation matrix per token, one loop per weight:
+    slow on purpose, the reference for `rope_linear_attention` (outputs = weights @ v)."""
+    phi_q, phi_k, positions, base, causal = _inputs(q, k, positions, base, causal, feature_map)
+    tokens, d = phi_q.shape
+    turned_q = [rotary_matrix(int(m), d, base) @ phi_q[t] for t, m in enumerate(positions)]
+    turned_k = [rotary_matrix(int(n), d, base) @ phi_k[t] for t, n in enumerate(positions)]
+    weights = np.zeros((tokens, tokens))
+    for m in range(tokens):
+        seen = range(m + 1) if causal else range(tokens)
+        denominator = sum(float(phi_q[m] @ phi_k[j]) for j in seen)
+        for n in seen:
+            weights[m, n] = float(turned_q[m] @ turned_k[n]) / denominator
+    return weights
+
+
+# --- an example pair of LongRoPE factor sets --------------------------------------------------------------------------
+
+EXAMPLE_SHORT_NTK_FACTOR = 2.0
+"""The NTK-aware factor behind the example's short set: a light squeeze for lengths within the trained context."""
+
+
+def example_longrope_factors(d: int, base: float = DEFAULT_BASE, factor: float = 32.0, original_max_len: int = 4096) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(short_factor, long_factor): λ_i = θ_i / θ'_i of NTK-aware scaling at s = 2 and of YaRN at s = factor, as the
+    tuples `RopeScaling("longrope", …)` takes."""
+    theta = inv_freq(d, base)
+    short = theta / ntk_inv_freq(d, base, EXAMPLE_SHORT_NTK_FACTOR)
+    long = theta / yarn_inv_freq(d, base, factor, original_max_len=original_max_len)
+    return tuple(short.tolist()), tuple(long.tolist())
+
+
+# --- figures: each pair's wavelength under a variant, and which layers rotate -----------------------------------------
 
 VARIANTS = {"plain": "plain RoPE", "p0.25": "p-RoPE, p = 0.25", "p0.75": "p-RoPE, p = 0.75", "longrope": "LongRoPE (example sets)"}
 """The variants the wavelength figure offers, by key → how the figure names them."""
@@ -153,3 +319,78 @@ def _cell(layer: int, rotates: bool):
     if rotates:
         return Rectangle((layer + 0.05, 0.1), 0.9, 0.8, facecolor=OKABE_ITO[0], edgecolor="black", linewidth=0.5)
     return Rectangle((layer + 0.05, 0.1), 0.9, 0.8, facecolor="white", edgecolor="black", hatch="////", linewidth=0.5)
+
+
+HEAD_DIMS = (64, 128, 256)
+LENGTHS = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
+"""The current lengths T the figure offers, doubling from a quarter of the trained length L = 4096 to 32 L."""
+
+
+def variant_explorer(*, lang: str = "en") -> InteractiveFigure:
+    """4 variants × 3 head sizes (a pick among settings) × 8 lengths = 96 frames (trained length L = 4096, base
+    10000), all on the same axes."""
+    require_language(lang)
+    top = variant_wavelength_top(VARIANTS, HEAD_DIMS, LENGTHS)
+    return InteractiveFigure(
+        draw=partial(plot_variant_wavelengths, top=top, lang=lang),
+        controls=(
+            Control("variant", text(lang, en="variant", zh="变体"), tuple(VARIANTS), "longrope", fmt=lambda v: variant_name(v, lang=lang)),
+            Control("d", text(lang, en="head dimension d", zh="头维度 d"), HEAD_DIMS, 128, choice=True),
+            Control("seq_len", text(lang, en="current length T", zh="当前长度 T"), LENGTHS, 8192, fmt=lambda t: f"{t:,}"),
+        ),
+        lang=lang,
+    )
+
+
+# --- the exercise's auto-check ----------------------------------------------------------------------------------------
+
+def _random_sets(rng: np.random.Generator, n_pairs: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Random rising short (1 to ~2) and long (1 to ~40) factor sets."""
+    short = np.sort(rng.uniform(1.0, 2.0, n_pairs))
+    long = np.sort(rng.uniform(1.0, 40.0, n_pairs))
+    return tuple(short.round(4).tolist()), tuple(long.round(4).tolist())
+
+
+def check_longrope_frequencies(longrope_frequencies, *, lang: str = "en") -> CheckResult:
+    """Exercise rv-ex-longrope: `longrope_frequencies(d, base, short_factor, long_factor, seq_len, original_max_len)`
+    returns the d/2 frequencies LongRoPE uses at the current length seq_len."""
+    require_language(lang)
+
+    def body(fn):
+        rng = np.random.default_rng(10)
+        cases = [(16, DEFAULT_BASE, 64, 64), (16, DEFAULT_BASE, 65, 64), (32, 500000.0, 1, 4096), (32, 500000.0, 100000, 4096)]
+        for _ in range(2):
+            original = int(rng.choice([256, 1024, 4096]))
+            cases.append((int(rng.choice([8, 24, 64])), float(rng.choice([DEFAULT_BASE, 500000.0])), int(original + rng.integers(-2, 3)), original))
+        for d, base, seq_len, original in cases:
+            short, long = _random_sets(rng, d // 2)
+            call = f"longrope_frequencies({d}, {base:g}, short_factor, long_factor, seq_len={seq_len}, original_max_len={original})"
+            value = answer_array(call_student(fn, call, d, base, short, long, seq_len, original), call, (d // 2,))
+            rule = RopeScaling("longrope", 2.0, original_max_len=original, short_factor=short, long_factor=long)
+            expected = rule.frequencies(d, base, seq_len)
+            close = lambda a, b: np.allclose(a, b, rtol=1e-9, atol=0)  # noqa: E731
+            if close(value, expected):
+                continue
+            theta = inv_freq(d, base)
+            other = long if seq_len <= original else short
+            diagnose(value, [
+                (lambda: theta / np.array(other),
+                 Words(f"{call}: factor set — at seq_len = {seq_len} against original_max_len = {original}, compare the two lengths again: "
+                       "which set applies when the sequence still fits in the trained context, and which only past it?",
+                       f"{call}：因子组——seq_len = {seq_len}，original_max_len = {original}，请再比较一下这两个长度："
+                       "序列还在训练上下文之内时用哪一组，超出之后才用哪一组？")),
+                (lambda: theta * np.array(long if seq_len > original else short),
+                 Words(f"{call}: direction — a factor λ_i above 1 makes pair i turn more slowly",
+                       f"{call}：方向——大于 1 的因子 λ_i 应让第 i 对转得更慢")),
+                (lambda: theta,
+                 Words(f"{call}: you returned the plain frequencies; every pair is rescaled by its own factor",
+                       f"{call}：你返回的是未缩放的原始频率；每个维度对都要按它自己的因子缩放")),
+            ], close)
+            raise mismatch(call, value, expected, Words("LongRoPE's frequencies", "LongRoPE 的频率"))
+
+    return run_check("rv-ex-longrope", longrope_frequencies, body,
+                     Words("longrope_frequencies picks the right factor set and rescales every pair, at lengths on both sides of the "
+                           "trained context (and exactly at it), for fixed and seeded random settings.",
+                           "longrope_frequencies 选对了因子组，并缩放了每个维度对：在训练上下文两侧（以及恰好等于它）的长度上，"
+                           "固定的设置和固定种子的随机设置都通过了。"),
+                     lang)

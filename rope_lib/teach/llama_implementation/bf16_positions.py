@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..frequencies import DEFAULT_BASE, inv_freq
+from ...frequencies import DEFAULT_BASE, inv_freq
 
 
 def bf16_angles(positions, d: int, base: float = DEFAULT_BASE) -> torch.Tensor:

@@ -7,8 +7,8 @@ import torch
 
 from ...layouts import permute_rows_to_half, permute_rows_to_interleaved
 from ...rope import apply_rope, rope_cos_sin, rotate_pairs
-from ..language import Words, require_language
-from .checking import (
+from ..shared.language import Words, require_language
+from ..shared.checking import (
     F32_EPS,
     CheckResult,
     Described,

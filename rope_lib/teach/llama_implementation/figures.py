@@ -11,9 +11,9 @@ from ..._validate import require_even_dim
 from ...frequencies import DEFAULT_BASE
 from ...layouts import permute_rows_to_half
 from ...rope import rope_angles
-from ..bf16_positions import bf16_angles
-from ..language import require_language, text
-from .style import new_figure, series_style
+from .bf16_positions import bf16_angles
+from ..shared.figure_style import new_figure, series_style
+from ..shared.language import require_language, text
 
 
 def plot_bf16_angles(positions, d: int = 128, base: float = DEFAULT_BASE, *, lang: str = "en") -> Figure:

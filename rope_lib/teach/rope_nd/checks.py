@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..decay import relative_upper_bound
 from ...frequencies import DEFAULT_BASE
-from ..language import Words
-from .checking import CheckResult, Hint, answer_integer, call_student, run_check, shown
-
+from .decay import relative_upper_bound
+from ..shared.checking import CheckResult, Hint, answer_integer, call_student, run_check, shown
+from ..shared.language import Words
 
 _FAR = 4096
 """How far the curve of Figure 2 is searched for its first dip below half: every tested d and base dips before 64."""

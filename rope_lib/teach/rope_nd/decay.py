@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import arguments, checked_by, require_base, require_even_dim
-from ..frequencies import DEFAULT_BASE, angles
+from ..._validate import arguments, checked_by, require_base, require_even_dim
+from ...frequencies import DEFAULT_BASE, angles
 
 
 def _pairs_as_complex(x, name: str) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Chapter "RoPE in d dimensions": the derivation of the block-diagonal rotary matrix from the goal, its
+"""Chapter "RoPE in d dimensions" (book/rope_nd.md): the derivation of the block-diagonal rotary matrix from the goal, its
 elementwise form and the Abel summation.
 
 Each entry of CHECKS gives one displayed equation's sides as the page shows them. The page states
@@ -12,7 +12,7 @@ Every other displayed equation is in UNCHECKED, its reason beginning with the ki
 definition, the goal, or a statement whose proof is the text around it. CONFIRMATIONS hold steps the page
 argues in words or states for general d (the goal met by the exponentials of the 4×4 block generator, the
 characteristic polynomials behind "the eigenvalues are imaginary and come in pairs"), each checked by sympy for a
-small d; `rope_lib.teach.skew` computes the canonical form numerically.
+small d; `generators` computes the canonical form numerically.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import functools
 
 import sympy as sp
 
-from ..displayed_equations import Check
-from ..language import Words
-from ..symbolic import rotation_matrix
+from ..shared.displayed_equations import Check
+from ..shared.language import Words
+from ..shared.symbolic import rotation_matrix
 
 CHAPTER = "rope_nd.md"
 
@@ -169,9 +169,9 @@ UNCHECKED = {
         PROVED_IN_TEXT,
         "the real block form of a skew-symmetric matrix, for general d (with ⋱), proved in the three steps above it; "
         "sympy confirms above that the eigenvalues come in pairs ±iθ for d = 3 and d = 4, and "
-        "rope_lib.teach.skew.canonical_form computes P and the θ_i for a random A with d = 6",
+        "rope_lib.teach.rope_nd.canonical_form computes P and the θ_i for a random A with d = 6",
         "反对称矩阵的实分块形式，一般 d（含 ⋱），由它上面的三步证明；上面由 sympy 确认 d = 3 和 d = 4 时特征值成对出现，"
-        "为 ±iθ；rope_lib.teach.skew.canonical_form 对 d = 6 的随机 A 算出 P 和各 θ_i",
+        "为 ±iθ；rope_lib.teach.rope_nd.canonical_form 对 d = 6 的随机 A 算出 P 和各 θ_i",
     ),
     "ropend-f": _unchecked(DEFINITION, "RoPE's query and key (RoFormer eq. 14)", "RoPE 的查询和键（RoFormer 式 14）"),
     "ropend-matrix": _unchecked(

@@ -1,4 +1,6 @@
-"""Figures of chapter "RoPE in d dimensions": d/2 pairs, each turning at its own speed."""
+"""Figures of chapter "RoPE in d dimensions": d/2 pairs, each turning at its own speed, the clock of one hand a pair
+(an interactive figure), and the long-term decay of RoFormer's Figure 2.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +9,10 @@ from matplotlib.figure import Figure
 
 from ...frequencies import DEFAULT_BASE, angles, inv_freq
 from ...rotation import rotary_matrix, rotation_matrix_2d
-from ..language import require_language, text
-from .style import DIVERGING_CMAP, new_figure, series_style
+from .decay import relative_upper_bound
+from ..shared.figure_style import DIVERGING_CMAP, new_figure, series_style
+from ..shared.interactive import Control, InteractiveFigure
+from ..shared.language import require_language, text
 
 
 def plot_pair_rotations(x, positions, base: float = DEFAULT_BASE, *, lang: str = "en") -> Figure:
@@ -119,4 +123,63 @@ def plot_rotary_matrix(m: int, d: int = 16, base: float = DEFAULT_BASE, *, lang:
     ax.set_ylabel(text(lang, en="row", zh="行"))
     ax.set_title(text(lang, en=f"R^d_(Θ,m) for m = {m}, d = {d}", zh=f"R^d_(Θ,m)，m = {m}，d = {d}"), fontsize=10)
     fig.colorbar(image, ax=ax, label=text(lang, en="entry", zh="元素值"))
+    return fig
+
+
+# --- the clock, an interactive figure ---------------------------------------------------------------------------------
+
+CLOCK_POSITIONS = (0, 1, 2, 3, 4, 6, 8, 16, 64, 256, 1000, 4096)
+"""The positions the clock's slider offers: every step at first, where the fast hands move visibly, then far ones."""
+CLOCK_BASES = (100.0, 500.0, 1000.0, 5000.0, 10000.0, 50000.0, 500000.0, 1000000.0)
+"""The bases its slider offers, from a short-range 100 through RoFormer's 10000 and Llama 3's 500000 to 10⁶."""
+CLOCK_D = 16
+"""The clock's head dimension: d/2 = 8 hands, from a second hand to an hour hand (fixed, so that 12 positions times
+8 bases stay within MAX_FRAMES)."""
+
+
+def clock_widget(*, lang: str = "en") -> InteractiveFigure:
+    """12 positions × 8 bases = 96 frames of the d = 16 clock; its axes are fixed (the unit circle)."""
+    require_language(lang)
+
+    def draw(position, base):
+        return plot_clock(position, CLOCK_D, base, lang=lang)
+
+    return InteractiveFigure(
+        draw=draw,
+        controls=(
+            Control("position", text(lang, en="position m", zh="位置 m"), CLOCK_POSITIONS, 1),
+            Control("base", text(lang, en="base", zh="底数"), CLOCK_BASES, 10000.0, fmt=lambda b: f"{b:g}"),
+        ),
+        lang=lang,
+    )
+
+
+# --- long-term decay (RoFormer Fig. 2) --------------------------------------------------------------------------------
+
+def plot_relative_upper_bound(d: int = 128, max_distance: int = 256, bases=(DEFAULT_BASE,), *, lang: str = "en") -> Figure:
+    """(1/(d/2)) Σ_j |S_j| against the relative distance 0 … max_distance, one curve per base."""
+    require_language(lang)
+    distance = np.arange(max_distance + 1)
+    curves = {float(b): relative_upper_bound(distance, d, b) for b in bases}
+    fig = new_figure(
+        text(
+            lang,
+            en=f"Line chart of the average size of the partial sums |S_j| (vertical axis) against the relative distance "
+            f"m − n from 0 to {max_distance} (horizontal axis), for d = {d}. Every curve starts at (d/2 + 1)/2 and falls "
+            f"with distance, with ripples: "
+            + "; ".join(f"base {b:g}: {c[0]:.1f} at 0, {c[-1]:.2f} at {max_distance}" for b, c in curves.items()) + ".",
+            zh=f"折线图：纵轴是部分和 |S_j| 的平均大小，横轴是相对距离 m − n，从 0 到 {max_distance}，d = {d}。"
+            f"每条曲线都从 (d/2 + 1)/2 开始，随距离下降，并带有起伏："
+            + "；".join(f"底数 {b:g} 在 0 处为 {c[0]:.1f}，在 {max_distance} 处为 {c[-1]:.2f}" for b, c in curves.items()) + "。",
+        ),
+        figsize=(6, 3.4),
+    )
+    ax = fig.add_subplot()
+    for i, (b, curve) in enumerate(curves.items()):
+        ax.plot(distance, curve, markevery=32, markersize=4, label=text(lang, en=f"base {b:g}", zh=f"底数 {b:g}"), **series_style(i))
+    ax.set_xlabel(text(lang, en="relative distance m − n", zh="相对距离 m − n"))
+    ax.set_ylabel("(1/(d/2)) Σ_j |S_j|")
+    ax.set_title(text(lang, en=f"Long-term decay of the RoPE bound, d = {d}", zh=f"RoPE 上界的远程衰减，d = {d}"))
+    ax.grid(True, alpha=0.3)
+    ax.legend()
     return fig

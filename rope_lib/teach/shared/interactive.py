@@ -30,8 +30,8 @@ from typing import Any, Callable
 
 from PIL import Image
 
-from .language import require_language, text
 from .figure_style import BookFigure, png_data_url
+from .language import require_language, text
 
 MAX_FRAMES = 96
 """The most frames one static figure may pre-render: it keeps a page under 2 MB."""

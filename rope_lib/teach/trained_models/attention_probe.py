@@ -2,10 +2,9 @@
 attending by a fixed relative offset (chapter "RoPE in a trained model").
 
 The weights are computed from the model's own modules: the input of each attention block is the output of its
-`attention_norm` (caught with a forward hook during one ordinary pass), and `layer_scores` turns it into
-q_m·k_n/√D at positions 0 … T − 1 (ALiBi's bias included); the causal mask and a softmax over the keys give the
-weights a_(t,n) the block used. `layer_scores` places the tokens at any positions: chapters "Longer contexts"
-and "The LLaMA implementation" use it to see that the scores depend on the offsets only.
+`attention_norm` (caught with a forward hook during one ordinary pass), and `layer_scores` (chapter "The implementation
+in LLaMA") turns it into q_m·k_n/√D at positions 0 … T − 1 (ALiBi's bias included); the causal mask and a softmax over
+the keys give the weights a_(t,n) the block used.
 
 A head attends by offset o when, query after query, its weight sits on the key o positions back: the mean of
 a_(t, t−o) over the queries t is near 1.
@@ -18,10 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .._validate import arguments, checked_by, compute_dtype, optional, refuse, require_non_negative_int, require_positive_int
-from ..llama import Model, causal_mask
-from ..relative_bias import alibi_bias
-from .training import require_model
+from ..._validate import arguments, checked_by, optional, refuse, require_non_negative_int, require_positive_int
+from ...llama import Model, causal_mask
+from ..llama_implementation.attention_scores import layer_scores, require_model
 
 OFFSET_HEAD_THRESHOLD = 0.5
 """A head counts as attending by offset o when, on average over its queries, at least half of its weight goes to
@@ -45,46 +43,6 @@ def attention_weights(model: Model, tokens: torch.Tensor) -> torch.Tensor:
         for hook in hooks:
             hook.remove()
     return torch.stack(maps).cpu()  # (n_layers, B, H, T, T)
-
-
-def _layer_scores_arguments(a) -> None:
-    model, layer, x = a["model"], a["layer"], a["x"]
-    require_model(model)
-    if not isinstance(layer, int) or not 0 <= layer < model.config.n_layers:
-        raise ValueError(f"layer must be a layer index in [0, n_layers={model.config.n_layers}), got {layer!r}")
-    if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != model.config.dim:
-        raise ValueError(f"x must be a tensor of shape (B, T, dim={model.config.dim}), got {getattr(x, 'shape', type(x).__name__)}")
-    if x.dtype != model.config.dtype or x.device != model.device:
-        raise TypeError(f"x must have the model's dtype {model.config.dtype} on {model.device}, got {x.dtype} on {x.device}")
-    positions = torch.as_tensor(a["positions"])
-    if positions.dtype.is_floating_point or positions.dtype == torch.bool:
-        raise TypeError(f"positions must hold integers (token indices), got dtype {positions.dtype}")
-    if positions.shape not in ((x.shape[1],), tuple(x.shape[:2])):
-        raise ValueError(f"positions must have shape (T,) = ({x.shape[1]},) or (B, T) = {tuple(x.shape[:2])}, got {tuple(positions.shape)}")
-    if positions.numel() and int(positions.min()) < 0:
-        raise ValueError(f"positions must be non-negative, got {int(positions.min())}")
-
-
-@checked_by(_layer_scores_arguments)
-def layer_scores(model: Model, layer: int, x: torch.Tensor, positions) -> torch.Tensor:
-    """Pre-softmax scores q_m·k_n/√D (B, H, T, T) of block `layer` of `model` for its attention's input x (B, T, dim)
-    placed at `positions` ((T,) or (B, T) integers; a range or a list is taken too), ALiBi's bias included when it
-    is the encoding. No cache and no mask: the quantity the relative-position property is about. A rule whose
-    frequencies depend on the length (dynamic NTK) takes them for the length max(positions) + 1."""
-    attention = model.layers[layer].attention
-    positions = torch.as_tensor(positions, device=x.device)
-    qk, _ = attention.project(x)  # (B, T, H + Hkv, D)
-    if model.rope is not None:
-        cos, sin = model.rope(positions, seq_len=int(positions.max()) + 1)
-        qk = attention.rotate(qk, cos, sin)
-    q, k = qk.split([attention.n_heads, attention.n_kv_heads], dim=2)
-    k = k.repeat_interleave(attention.n_heads // attention.n_kv_heads, dim=2)  # (B, T, H, D)
-    want = compute_dtype(q.dtype)
-    scores = torch.einsum("bthd,bshd->bhts", q.to(want), k.to(want)) / attention.head_dim**0.5  # (B, H, T, T)
-    if model.config.position_encoding == "alibi":
-        rows = positions.expand(x.shape[0], -1)  # (B, T)
-        scores = scores + torch.stack([alibi_bias(p, p, attention.n_heads, dtype=scores.dtype) for p in rows])
-    return scores
 
 
 def _offset_scores_arguments(a) -> None:

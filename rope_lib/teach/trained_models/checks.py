@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..attention_probe import offset_scores
-from ..language import Words, require_language, text
-from .checking import CheckResult, answer_number, call_student, diagnose, mismatch, run_check
+from ..shared.checking import CheckResult, answer_number, call_student, diagnose, mismatch, run_check
+from ..shared.language import Words, require_language, text
+from .attention_probe import offset_scores
 
 
 def _causal_map(seq: int, rng: np.random.Generator) -> np.ndarray:

@@ -3,14 +3,17 @@ length for every encoding, an attention map of a trained model, and the attentio
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from ..attention_probe import OFFSET_HEAD_THRESHOLD
-from ..experiment_report import LENGTH_MULTIPLES, accuracy_over_seeds, curves_over_seeds, probe_over_seeds
-from ..language import require_language, text
-from .style import SEQUENTIAL_CMAP, new_figure, series_style
+from ..shared.figure_style import SEQUENTIAL_CMAP, new_figure, series_style
+from ..shared.interactive import Control, InteractiveFigure
+from ..shared.language import require_language, text
+from .attention_probe import OFFSET_HEAD_THRESHOLD
+from .experiment_report import LENGTH_MULTIPLES, accuracy_over_seeds, curves_over_seeds, probe_over_seeds
 
 ENCODING_NAMES = {"rope": "RoPE", "none": "NoPE", "sinusoidal": "sinusoidal", "learned": "learned", "alibi": "ALiBi"}
 RULE_NAMES = {"pi": "RoPE + PI", "ntk": "RoPE + NTK", "yarn": "RoPE + YaRN"}
@@ -235,3 +238,20 @@ def plot_offset_probe(report: dict, *, lang: str = "en") -> Figure:
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     return fig
+
+
+# --- the attention maps, an interactive figure ------------------------------------------------------------------------
+
+def attention_map_widget(weights, *, layer: int = 0, head: int = 0, offset: int | None = None, lang: str = "en") -> InteractiveFigure:
+    """Pick a layer and a head of weights (n_layers, B, H, T, T); the map starts at (layer, head), and `offset`
+    outlines the keys that many positions back in every map."""
+    require_language(lang)
+    weights = require_attention_weights(weights)
+    n_layers, _, n_heads = weights.shape[:3]
+    if n_layers < 2 or n_heads < 2:
+        raise ValueError(f"weights must hold at least two layers and two heads (one slider each), got {n_layers} and {n_heads}")
+    controls = (
+        Control("layer", text(lang, en="layer", zh="层"), tuple(range(n_layers)), layer, choice=True),
+        Control("head", text(lang, en="head", zh="注意力头"), tuple(range(n_heads)), head, choice=True),
+    )
+    return InteractiveFigure(partial(plot_attention_map, weights, offset=offset, lang=lang), controls, lang=lang)

@@ -13,11 +13,11 @@ import dataclasses
 import torch
 from torch import nn
 
-from .._validate import arguments, checked_by, refuse, require_factor, require_non_negative_int, require_positive_int
-from ..llama import Model
-from ..scaling import RopeScaling
+from ..._validate import arguments, checked_by, refuse, require_factor, require_non_negative_int, require_positive_int
+from ...llama import Model
+from ...scaling import RopeScaling
+from ..llama_implementation.attention_scores import require_model
 from .position_tasks import IGNORE, require_predictions
-from .training import require_model
 
 TEST_TIME_RULES = {"pi": "linear", "ntk": "ntk", "yarn": "yarn"}
 """The rescalings tried on a trained RoPE model, by the name the experiment records, → the method of `SCALING_RULES`:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .._validate import require_positive_int
+from ..._validate import require_positive_int
 
 IGNORE = -100
 """The target of a position that asks nothing: `torch.nn.functional.cross_entropy`'s default ignore_index."""

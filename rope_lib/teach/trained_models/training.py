@@ -11,9 +11,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .._validate import arguments, checked_by, refuse, require_device, require_non_negative_int, require_positive_int, require_positive_real
-from ..frequencies import DEFAULT_BASE
-from ..llama import Model, ModelConfig, default_device
+from ..._validate import arguments, checked_by, refuse, require_device, require_non_negative_int, require_positive_int, require_positive_real
+from ...frequencies import DEFAULT_BASE
+from ...llama import Model, ModelConfig, default_device
+from ..llama_implementation.attention_scores import require_model
 from .position_tasks import IGNORE, require_predictions
 
 LEARNING_RATE = 3e-3
@@ -65,11 +66,6 @@ def masked_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     if not (targets != IGNORE).any():
         raise ValueError("targets must ask something: every entry is IGNORE")
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE)
-
-
-def require_model(model) -> None:
-    if not isinstance(model, Model):
-        refuse("model", "be a rope_lib.Model", type(model).__name__, TypeError)
 
 
 def train_model_arguments(a) -> None:

@@ -27,8 +27,8 @@ import math
 
 import numpy as np
 
-from .._validate import checked_by, refuse, require_base, require_even_dim, require_positive_int
-from ..frequencies import inv_freq
+from ..._validate import checked_by, refuse, require_base, require_even_dim, require_positive_int
+from ...frequencies import inv_freq
 
 
 def b_m_theta_arguments(a) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base_bound import b_m_theta
 from ...frequencies import DEFAULT_BASE, inv_freq
-from ..language import Words
-from .checking import CheckResult, FLOAT32_ANGLES, Hint, allclose_within, answer_number, answer_or_none, call_student, diagnose_across, float32_hint, mismatch, run_check
+from ..shared.checking import CheckResult, FLOAT32_ANGLES, Hint, allclose_within, answer_number, answer_or_none, call_student, diagnose_across, float32_hint, mismatch, run_check
+from ..shared.language import Words
+from .base_bound import b_m_theta
 
 
 def check_b_m(b_m, *, lang: str = "en") -> CheckResult:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import require_even_dim, require_positive_int
-from .decay import rope_sum
-from ..frequencies import DEFAULT_BASE, inv_freq
+from ..._validate import require_even_dim, require_positive_int
+from ...frequencies import DEFAULT_BASE, inv_freq
+from ..rope_nd.decay import rope_sum
 
 BANDS = ("fast", "slow")
 """The first pairs (highest frequencies) or the last pairs (lowest)."""
