@@ -1,19 +1,19 @@
 """`python -m benchmarks.position_encodings` (`make experiments`): five position encodings trained on two tasks
 that need position, and asked the same tasks at 1×, 2× and 4× the trained length.
 
-For every task of `rope_lib.teach.position_tasks` (copying, and retrieving the token k back), every encoding of
+For every task of `rope_lib.teach.trained_models.position_tasks` (copying, and retrieving the token k back), every encoding of
 `rope_lib.llama.POSITION_ENCODINGS` (RoPE, NoPE, sinusoidal and learned absolute tables, ALiBi) and every seed, one small
 `rope_lib.Model` of the same size is trained with the same steps, batches and optimiser
-(`rope_lib.teach.training.train_model`), then evaluated on fresh sequences at each length
-(`rope_lib.teach.length_generalisation.accuracy`). A RoPE model is also evaluated with the test-time rescalings
+(`rope_lib.teach.trained_models.train_model`), then evaluated on fresh sequences at each length
+(`rope_lib.teach.trained_models.accuracy`). A RoPE model is also evaluated with the test-time rescalings
 `TEST_TIME_RULES` (position interpolation, NTK-aware, YaRN) at the factor s = length / trained length, with the same
-weights. The attention probe (`rope_lib.teach.attention_probe.best_offset_head`) records, for each run, the head
+weights. The attention probe (`rope_lib.teach.trained_models.best_offset_head`) records, for each run, the head
 that attends most by one relative offset. A learned table has as many rows as the longest evaluation length; the
 rows past the trained length get no gradient and keep their initial values.
 
 Writes `book/data/experiments.json`: configs, seeds, versions, the date, the machine, and per run its learning curve
 (the training loss averaged over windows of CURVE_EVERY steps), accuracies and probe. The chapter "RoPE in a trained
-model" reads it through `rope_lib.teach.experiment_report`; it never runs this script.
+model" reads it through `rope_lib.teach.trained_models.experiment_report`; it never runs this script.
 """
 
 from __future__ import annotations
@@ -29,11 +29,21 @@ import torch
 
 from benchmarks.rope_speed import DATA_DIR, machine_info, package_versions
 from rope_lib.llama import POSITION_ENCODINGS, default_device
-from rope_lib.teach.attention_probe import attention_weights, best_offset_head
-from rope_lib.teach.experiment_report import EXPERIMENT_FILE, LENGTH_MULTIPLES, check_report
-from rope_lib.teach.length_generalisation import EVAL_SEED, TEST_TIME_RULES, accuracy, rescaled
-from rope_lib.teach.position_tasks import TASKS
-from rope_lib.teach.training import BETAS, LEARNING_RATE, WEIGHT_DECAY, model_for_task, train_model
+from rope_lib.teach.trained_models import (
+    BETAS,
+    EVAL_SEED,
+    LEARNING_RATE,
+    TASKS,
+    TEST_TIME_RULES,
+    WEIGHT_DECAY,
+    accuracy,
+    attention_weights,
+    best_offset_head,
+    model_for_task,
+    rescaled,
+    train_model,
+)
+from rope_lib.teach.trained_models.experiment_report import EXPERIMENT_FILE, LENGTH_MULTIPLES, check_report
 
 TRAINED_LEN = 32
 """Both tasks train on sequences of 32 tokens (the copy task: a span of 15), and are asked at 32, 64 and 128."""

@@ -54,7 +54,7 @@ from rope_lib import permute_rows_to_half, rope_cos_sin
 from rope_lib.rope import rotate_pairs
 from rope_lib.kernels import kernel_name, rotate_pairs_fused
 from rope_lib.kernels.cpu_kernel import last_level_cache_bytes
-from rope_lib.teach.speed_report import RECORD_KEYS
+from rope_lib.teach.implementations_and_speed import RECORD_KEYS
 
 BATCH, HEADS, HEAD_DIM = 1, 32, 128
 """One LLaMA-7B-sized attention layer's queries: (B, T, H, D) = (1, S, 32, 128)."""

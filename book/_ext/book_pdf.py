@@ -40,7 +40,7 @@ from sphinx.util.texescape import escape
 from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, solution_node
 
 from book_site import buttons_of_group, site_language
-from rope_lib.teach.language import text
+from rope_lib.teach.shared.language import text
 
 HIDDEN_INPUT_MODES = ("input", "input+output", "all")
 """MyST-NB's `hide_mode` of cells tagged hide-input, hide-input and hide-output together, and hide-cell."""

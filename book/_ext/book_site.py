@@ -51,7 +51,7 @@ from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from chinese_lines import join_chinese_lines
-from rope_lib.teach.language import text
+from rope_lib.teach.shared.language import text
 from student_notebooks import offers_a_student_edition, student_notebook_name
 
 EXECUTED_NOTEBOOKS = "jupyter_execute"

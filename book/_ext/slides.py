@@ -58,7 +58,7 @@ import nbformat
 
 import classroom_markdown
 from classroom_markdown import ADMONITIONS, Directive, DisplayMath, UnresolvedReference
-from rope_lib.teach.language import require_language, text
+from rope_lib.teach.shared.language import require_language, text
 
 HERE = Path(__file__).resolve().parent
 BOOK = HERE.parent
