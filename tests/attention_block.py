@@ -5,7 +5,7 @@ import torch
 
 from rope_lib import Model, ModelConfig
 from rope_lib.kernels import FusedAttention
-from rope_lib.teach.attention_probe import layer_scores
+from rope_lib.teach.llama_implementation import layer_scores
 
 CPU = torch.device("cpu")
 

@@ -1,11 +1,16 @@
 """The text a deriving chapter holds for its collapsed block "How this page is checked", as the derivation tests expect it."""
 
 
-def report_cell(name: str, glue: str) -> str:
-    """The removed cell that builds the chapter's `Page` from its derivation module and glues its report."""
-    return (f"```{{code-cell}} ipython3\n:tags: [remove-cell]\nfrom rope_lib.teach import displayed_equations\n"
-            f"from rope_lib.teach.derivations import {name} as derivation\n"
-            f'glue("{glue}", displayed_equations.Page.of(derivation, lang=LANG).report(), display=False)\n```')
+def derivation_name(module) -> str:
+    """How a page names its chapter's derivation: the chapter's module (`rope_2d`), or the derivation module of a chapter
+    that is a package (`rope_nd.derivation`)."""
+    return module.__name__.removeprefix("rope_lib.teach.")
+
+
+def report_cell(module, glue: str) -> str:
+    """The removed cell that builds the chapter's `Page` from its derivation and glues its report."""
+    return (f"```{{code-cell}} ipython3\n:tags: [remove-cell]\nfrom rope_lib.teach.shared import displayed_equations\n"
+            f'glue("{glue}", displayed_equations.Page.of({derivation_name(module)}, lang=LANG).report(), display=False)\n```')
 
 
 def report_block(book: str, glue: str) -> str:

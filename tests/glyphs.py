@@ -7,7 +7,7 @@ import warnings
 
 from matplotlib.text import Text
 
-from rope_lib.teach.language import is_han
+from rope_lib.teach.shared.language import is_han
 
 
 def has_chinese(words: str) -> bool:

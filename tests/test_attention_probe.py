@@ -5,9 +5,15 @@ import numpy as np
 import pytest
 import torch
 
-from rope_lib.teach.attention_probe import OFFSET_HEAD_THRESHOLD, OffsetHead, attention_weights, best_offset_head, offset_scores
-from rope_lib.teach.position_tasks import LookbackTask
-from rope_lib.teach.training import model_for_task
+from rope_lib.teach.trained_models import (
+    OFFSET_HEAD_THRESHOLD,
+    OffsetHead,
+    attention_weights,
+    best_offset_head,
+    offset_scores,
+)
+from rope_lib.teach.trained_models import LookbackTask
+from rope_lib.teach.trained_models import model_for_task
 
 TINY = {"dim": 32, "n_layers": 2, "n_heads": 2, "hidden_dim": 64, "device": "cpu"}
 

@@ -6,8 +6,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rope_lib import inv_freq
-from rope_lib.teach import b_m_theta, b_m_theta_blocks, base_grid, base_lower_bounds, first_negative, keeps_non_negative, smallest_base
-from rope_lib.teach import b_slope_bound, base_keeping_non_negative_in, rounding_interval
+from rope_lib.teach.why_rope_works import (
+    b_m_theta,
+    b_m_theta_blocks,
+    base_grid,
+    base_lower_bounds,
+    first_negative,
+    keeps_non_negative,
+    smallest_base,
+)
+from rope_lib.teach.why_rope_works import b_slope_bound, base_keeping_non_negative_in, rounding_interval
 
 TABLE_LENGTHS = [2**k for k in range(12, 21)]  # 4k … 1M, as in the chapter
 

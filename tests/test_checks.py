@@ -12,7 +12,7 @@ from rope_lib import (
     rope_cos_sin,
 )
 from rope_lib.kernels import rotate_pairs_fused  # the checked entry for tables a caller hands in
-from rope_lib.teach.attention_probe import layer_scores
+from rope_lib.teach.llama_implementation import layer_scores
 
 
 def config(**options):

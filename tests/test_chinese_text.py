@@ -21,8 +21,9 @@ from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
 
 from paths import CHINESE, ROOT, chinese_pages
-from rope_lib.teach.language import is_han
-from rope_lib.teach.plotting.trained_models import ENCODING_NAMES, encoding_name
+from rope_lib.teach.shared.language import is_han
+from rope_lib.teach.trained_models import encoding_name
+from rope_lib.teach.trained_models.figures import ENCODING_NAMES
 
 CONFIG = yaml.safe_load((CHINESE / "_config.yml").read_text())
 PARSER = create_md_parser(MdParserConfig(enable_extensions=set(CONFIG["parse"]["myst_enable_extensions"])), RendererHTML)

@@ -8,9 +8,9 @@ import pytest
 
 from glyphs import assert_chinese_figure, assert_english_figure, has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_terms_needed
-from rope_lib.teach.language import word_count
-from rope_lib.teach.plotting.complex_plane import plot_complex_product, plot_complex_rotation, plot_euler_partial_sums
-from rope_lib.teach.widgets.complex_plane import complex_rotation_widget
+from rope_lib.teach.shared.language import word_count
+from rope_lib.teach.complex_numbers import plot_complex_product, plot_complex_rotation, plot_euler_partial_sums
+from rope_lib.teach.complex_numbers import complex_rotation_widget
 from test_exercises import terms_needed
 
 FIGURES = {

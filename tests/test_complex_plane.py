@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rope_lib.rotation import rotation_matrix_2d
-from rope_lib.teach import complex_to_pair, exp_partial_sums, pair_to_complex
+from rope_lib.teach.complex_numbers import complex_to_pair, exp_partial_sums, pair_to_complex
 
 real = st.floats(min_value=-100, max_value=100, allow_nan=False)
 
@@ -58,7 +58,7 @@ def test_sympy_reads_the_rotation_matrix_off_the_complex_product():
     """The chapter's symbolic step, and a false version of it that must be caught."""
     import sympy as sp
 
-    from rope_lib.teach import symbolic
+    from rope_lib.teach.shared import symbolic
 
     a, b, theta = sp.symbols("a b theta", real=True)
     v = sp.Matrix([a, b])

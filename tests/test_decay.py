@@ -12,7 +12,7 @@ import torch
 
 from rope_lib import apply_rope, inv_freq
 from rope_lib.rotation import rotary_matrix
-from rope_lib.teach import (
+from rope_lib.teach.rope_nd import (
     abel_bound,
     abel_sum,
     pair_products,
@@ -22,7 +22,7 @@ from rope_lib.teach import (
     rope_sum,
     unturned_pairs,
 )
-from rope_lib.teach import decay
+from rope_lib.teach.rope_nd import decay
 
 
 def slow_partial_sums(r, d, base):

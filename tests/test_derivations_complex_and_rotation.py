@@ -1,4 +1,4 @@
-"""rope_lib.teach.derivations.complex_numbers and .rotation_matrices: every labelled display of the chapters
+"""The derivations of rope_lib.teach.complex_numbers and .rotation_matrices: every labelled display of the chapters
 "Complex numbers and Euler's formula" and "2D rotation matrices" is checked as displayed, and a wrong sign or a
 swapped subscript planted in a page's LaTeX makes the check of that equation fail."""
 
@@ -12,8 +12,8 @@ import sympy as sp
 import rope_lib
 from checked_pages import report_block, report_cell
 from paths import ROOT
-from rope_lib.teach import displayed_equations
-from rope_lib.teach.derivations import complex_numbers, rotation_matrices
+from rope_lib.teach import complex_numbers, rotation_matrices
+from rope_lib.teach.shared import displayed_equations
 
 MODULES = {"complex_numbers": complex_numbers, "rotation_matrices": rotation_matrices}
 
@@ -52,7 +52,7 @@ def test_the_chapter_runs_every_check_in_one_collapsed_block(name, book):
     text = (ROOT / book / MODULES[name].CHAPTER).read_text()
     prefix = {"complex_numbers": "cx", "rotation_matrices": "rot"}[name]
     assert "page.check(" not in text and "page.summary(" not in text
-    cell = report_cell(name, f"{prefix}_checks")
+    cell = report_cell(MODULES[name], f"{prefix}_checks")
     assert text.count(cell) == 1
     block = report_block(book, f"{prefix}_checks")
     exercises = "\n## Exercises" if book == "book" else "\n## 练习"

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from paths import ROOT
-from rope_lib.teach.derivations import rope_2d
-from rope_lib.teach.plotting.rope_2d import DEFAULT_K, DEFAULT_Q
-from rope_lib.teach.displayed_equations import Page, page_equations, parse_sides
+from rope_lib.teach import rope_2d
+from rope_lib.teach.rope_2d import DEFAULT_K, DEFAULT_Q
+from rope_lib.teach.shared.displayed_equations import Page, page_equations, parse_sides
 
 CHAPTER = ROOT / "book" / rope_2d.CHAPTER
 
@@ -42,12 +42,12 @@ def test_the_long_verification_is_confirmed_and_not_displayed():
     for path in EDITIONS:
         text = path.read_text()
         assert "{eq}`rot-relative`" in text and "{ref}`ch-rotation`" in text, "the one-line proof points back"
-        assert "page.check(" not in text and "literalinclude} ../rope_lib/teach/displayed_equations.py" not in text
+        assert "page.check(" not in text and "literalinclude} ../rope_lib/teach/shared/displayed_equations.py" not in text
 
 
 def test_a_false_confirmation_fails_the_report(monkeypatch):
-    from rope_lib.teach.displayed_equations import Check
-    from rope_lib.teach.language import Words
+    from rope_lib.teach.shared.displayed_equations import Check
+    from rope_lib.teach.shared.language import Words
 
     false = lambda: Check(rope_2d._grouped(), rope_2d._inner_product_written_out() + rope_2d.M, rule=Words("slip", "笔误"))
     monkeypatch.setitem(rope_2d.CONFIRMATIONS, "group-terms", false)
@@ -58,10 +58,9 @@ def test_a_false_confirmation_fails_the_report(monkeypatch):
 @pytest.mark.parametrize("path", [CHAPTER, ROOT / "book" / "zh" / rope_2d.CHAPTER], ids=["en", "zh"])
 def test_the_checks_run_in_one_collapsed_block(path):
     text = path.read_text()
-    cell = ('```{code-cell} ipython3\n:tags: [remove-cell]\nfrom rope_lib.teach import displayed_equations\n'
-            'from rope_lib.teach.derivations import rope_2d as derivation\n')
+    cell = '```{code-cell} ipython3\n:tags: [remove-cell]\nfrom rope_lib.teach.shared import displayed_equations\n'
     assert text.count(cell) == 1
-    assert 'glue("rope2d_checks", displayed_equations.Page.of(derivation, lang=LANG).report(), display=False)' in text
+    assert 'glue("rope2d_checks", displayed_equations.Page.of(rope_2d, lang=LANG).report(), display=False)' in text
     title = "How this page is checked" if path == CHAPTER else "本页如何检验"
     assert text.count(f":::{{admonition}} {title}\n:class: dropdown\n```{{glue:md}} rope2d_checks\n:format: myst\n```\n:::") == 1
 

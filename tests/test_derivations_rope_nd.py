@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from paths import ROOT
-from rope_lib.teach import skew
-from rope_lib.teach.derivations import rope_2d, rope_nd
-from rope_lib.teach.displayed_equations import Page, page_equations
-from rope_lib.teach.language import Words
+from rope_lib.teach import rope_2d
+from rope_lib.teach import rope_nd as rope_nd_chapter
+from rope_lib.teach.rope_nd import derivation as rope_nd
+from rope_lib.teach.shared.displayed_equations import Page, page_equations
+from rope_lib.teach.shared.language import Words
 
 EDITIONS = {"en": ROOT / "book" / rope_nd.CHAPTER, "zh": ROOT / "book" / "zh" / rope_nd.CHAPTER}
 KINDS = {"a definition": "定义", "the goal": "目标", "a statement whose proof is the text": "由正文证明的命题"}
@@ -38,7 +39,7 @@ def test_the_goal_alone_allows_any_orthogonal_step_a_mirror_included():
     mirror = np.diag([1.0, -1.0])
     reflection = np.linalg.qr(np.random.default_rng(0).standard_normal((4, 4)))[0]
     reflection = reflection if np.linalg.det(reflection) < 0 else reflection @ np.diag([1.0, 1.0, 1.0, -1.0])
-    rotation = skew.rotation_family(skew.random_skew(4, seed=1), 1)
+    rotation = rope_nd_chapter.rotation_family(rope_nd_chapter.random_skew(4, seed=1), 1)
     for step in (mirror, reflection, rotation):
         power = lambda m, step=step: np.linalg.matrix_power(step, m)  # noqa: E731
         for m in range(-3, 8):
@@ -53,18 +54,18 @@ def test_the_goal_alone_allows_any_orthogonal_step_a_mirror_included():
 
 def test_continuity_keeps_the_determinant_at_plus_one():
     """Along e^(tA) the determinant stays 1 (what continuity buys), and R_1 = e^A gives R_m = R_1^m = e^(mA)."""
-    a = skew.random_skew(5, seed=2)
-    dets = [np.linalg.det(skew.rotation_family(a, t)) for t in np.linspace(0, 3, 31)]
+    a = rope_nd_chapter.random_skew(5, seed=2)
+    dets = [np.linalg.det(rope_nd_chapter.rotation_family(a, t)) for t in np.linspace(0, 3, 31)]
     assert np.allclose(dets, 1.0)
-    step = skew.rotation_family(a, 1)
+    step = rope_nd_chapter.rotation_family(a, 1)
     for m in range(6):
-        assert np.allclose(np.linalg.matrix_power(step, m), skew.rotation_family(a, m), atol=1e-10)
+        assert np.allclose(np.linalg.matrix_power(step, m), rope_nd_chapter.rotation_family(a, m), atol=1e-10)
 
 
 def test_the_plane_argument_holds_for_a_random_skew_matrix():
     """Steps 1–3 of "Pairs", numerically: imaginary eigenvalues; A a = −θ b and A b = θ a for v = a + ib; a ⊥ b and
     |a| = |b|; the orthogonal complement of the plane is mapped into itself."""
-    a_matrix = skew.random_skew(6, seed=3)
+    a_matrix = rope_nd_chapter.random_skew(6, seed=3)
     values, vectors = np.linalg.eig(a_matrix)
     assert np.allclose(values.real, 0, atol=1e-12)
     for value, v in zip(values, vectors.T):
@@ -191,7 +192,7 @@ def test_the_report_names_each_unchecked_line_and_runs_the_confirmations(lang):
 def test_a_false_eigenvalue_confirmation_fails(monkeypatch):
     import sympy as sp
 
-    from rope_lib.teach.displayed_equations import Check
+    from rope_lib.teach.shared.displayed_equations import Check
 
     name = "the eigenvalues come in pairs, d = 4"
     true = rope_nd.CONFIRMATIONS[name]()

@@ -11,12 +11,13 @@ import sympy as sp
 import rope_lib
 from checked_pages import report_block, report_cell
 from paths import ROOT
-from rope_lib.teach.derivations import rope_nd, sinusoidal_encoding
-from rope_lib.teach.displayed_equations import Page, page_equations, parse_sides
-from rope_lib.teach.language import Words, word_count
+from rope_lib.teach import rope_nd as rope_nd_chapter, sinusoidal_encoding
+from rope_lib.teach.rope_nd import derivation as rope_nd
+from rope_lib.teach.shared.displayed_equations import Page, page_equations, parse_sides
+from rope_lib.teach.shared.language import Words, word_count
 
 MODULES = [sinusoidal_encoding, rope_nd]
-IDS = [module.__name__.rsplit(".", 1)[-1] for module in MODULES]
+IDS = ["sinusoidal_encoding", "rope_nd"]
 LABELS = [(module, label) for module in MODULES for label in module.CHECKS]
 
 SWAPS_PER_EQUATION = 4
@@ -195,15 +196,14 @@ def test_a_wrong_sign_in_the_derived_block_fails_the_page(tmp_path):
 
 def test_every_skew_symmetric_generator_meets_the_goal():
     """eq. ropend-exp-goal, numerically: R_m = exp(mA) with A skew-symmetric gives R_mᵀR_n = R_(n−m), R_0 = I."""
-    from rope_lib.teach import skew
 
     for d, seed in [(2, 0), (5, 1), (6, 2)]:
-        a = skew.random_skew(d, seed)
-        assert np.allclose(skew.rotation_family(a, 0), np.eye(d))
+        a = rope_nd_chapter.random_skew(d, seed)
+        assert np.allclose(rope_nd_chapter.rotation_family(a, 0), np.eye(d))
         for m, n in [(0, 3), (2, 7), (5, -4), (1.5, 0.25)]:
-            r_m, r_n = skew.rotation_family(a, m), skew.rotation_family(a, n)
+            r_m, r_n = rope_nd_chapter.rotation_family(a, m), rope_nd_chapter.rotation_family(a, n)
             assert np.allclose(r_m.T @ r_m, np.eye(d), atol=1e-12)
-            assert np.allclose(r_m.T @ r_n, skew.rotation_family(a, n - m), atol=1e-10)
+            assert np.allclose(r_m.T @ r_n, rope_nd_chapter.rotation_family(a, n - m), atol=1e-10)
     b = np.random.default_rng(3).standard_normal((4, 4))  # not skew: exp(mB) is not orthogonal
     r = torch_free_expm(b)
     assert not np.allclose(r.T @ r, np.eye(4))
@@ -220,20 +220,19 @@ def torch_free_expm(b, terms=40):
 
 def test_the_canonical_form_turns_any_skew_generator_into_ropes_matrix():
     """eq. ropend-canonical, numerically: A = P diag(θ_i J) Pᵀ with P orthogonal, and exp(mA) = P R^d_{Θ,m} Pᵀ."""
-    from rope_lib.teach import skew
 
     for d, seed in [(2, 0), (6, 0), (8, 5)]:
-        a = skew.random_skew(d, seed)
-        p, thetas = skew.canonical_form(a)
+        a = rope_nd_chapter.random_skew(d, seed)
+        p, thetas = rope_nd_chapter.canonical_form(a)
         assert thetas.shape == (d // 2,) and np.all(thetas > 0) and np.all(np.diff(thetas) <= 0)
         assert np.allclose(p.T @ p, np.eye(d), atol=1e-12)
-        assert np.allclose(p @ skew.block_generator(thetas) @ p.T, a, atol=1e-12)
+        assert np.allclose(p @ rope_nd_chapter.block_generator(thetas) @ p.T, a, atol=1e-12)
         for m in (1, 5, 37.5):
-            assert np.allclose(skew.rotation_family(a, m), p @ rope_lib.rotation.rotary_matrix(m, d, inv_freq=thetas) @ p.T, atol=1e-10)
+            assert np.allclose(rope_nd_chapter.rotation_family(a, m), p @ rope_lib.rotation.rotary_matrix(m, d, inv_freq=thetas) @ p.T, atol=1e-10)
     theta = rope_lib.inv_freq(16)  # RoPE itself: the block generator of its frequencies
-    assert np.allclose(skew.rotation_family(skew.block_generator(theta), 7), rope_lib.rotation.rotary_matrix(7, 16))
-    repeated = skew.block_generator([2.0, 2.0, 0.5])  # a repeated frequency still gives an orthonormal basis
-    p, thetas = skew.canonical_form(repeated)
+    assert np.allclose(rope_nd_chapter.rotation_family(rope_nd_chapter.block_generator(theta), 7), rope_lib.rotation.rotary_matrix(7, 16))
+    repeated = rope_nd_chapter.block_generator([2.0, 2.0, 0.5])  # a repeated frequency still gives an orthonormal basis
+    p, thetas = rope_nd_chapter.canonical_form(repeated)
     assert np.allclose(thetas, [2.0, 2.0, 0.5]) and np.allclose(p.T @ p, np.eye(6), atol=1e-12)
 
 
@@ -247,10 +246,9 @@ def test_the_canonical_form_turns_any_skew_generator_into_ropes_matrix():
     (lambda s: s.block_generator([]), "thetas"),
 ])
 def test_the_skew_helpers_refuse_bad_input_by_name(call, match):
-    from rope_lib.teach import skew
 
     with pytest.raises(ValueError, match=match):
-        call(skew)
+        call(rope_nd_chapter)
 
 
 GLUE = {"sinusoidal_encoding": "sin_checks", "rope_nd": "ropend_checks"}
@@ -261,16 +259,16 @@ GLUE = {"sinusoidal_encoding": "sin_checks", "rope_nd": "ropend_checks"}
 def test_the_chapter_runs_every_check_in_one_collapsed_block(module, book):
     """No check on the reading path: the chapter glues its Page's report (which runs every check) in a removed cell,
     shown in one collapsed block before the summary, and no visible cell names the machinery."""
-    name = module.__name__.rsplit(".", 1)[-1]
+    name = module.CHAPTER.removesuffix(".md")
     text = (ROOT / book / module.CHAPTER).read_text()
     assert "page.check(" not in text and "page.summary(" not in text and "Page(" not in text
-    cell = report_cell(name, GLUE[name])
+    cell = report_cell(module, GLUE[name])
     assert text.count(cell) == 1
     block = report_block(book, GLUE[name])
     summary = "\n## Summary" if book == "book" else "\n## 小结"
     assert text.count(block) == 1 and text.index(cell) < text.index(block) < text.index(summary)
     rest = text.replace(cell, "")
-    assert "displayed_equations" not in rest and "derivation." not in rest and "derivations import" not in rest
+    assert "displayed_equations" not in rest and "Page.of(" not in rest and "CHECKS" not in rest
 
 
 @pytest.mark.slow

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rope_lib.teach.differences import difference_text
+from rope_lib.teach.shared.difference_wording import difference_text
 
 
 def test_zero_reads_exactly_zero_and_others_in_scientific_notation():

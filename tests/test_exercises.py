@@ -11,9 +11,10 @@ import pytest
 import torch
 
 import rope_lib
-from rope_lib import teach
+from rope_lib.teach import tokens_and_attention
 from paths import ROOT, chapters
-from rope_lib.teach import decay, exercises
+from rope_lib.teach import exercises
+from rope_lib.teach.rope_nd import decay
 from rope_lib.teach.exercises import (
     CheckResult,
     check_attention_by_hand,
@@ -24,12 +25,12 @@ from rope_lib.teach.exercises import (
     check_longrope_frequencies,
     check_offset_weight,
     check_permute_rows,
+    check_real_goal_rule,
     check_rope_half,
     check_rope_pairs,
     check_rotate,
     check_rotate_cache,
     check_rotate_qk,
-    check_real_goal_rule,
     check_score_complex,
     check_terms_needed,
     check_walk_encoding,
@@ -292,7 +293,7 @@ def test_rope_pairs_hints():
 def test_attention_by_hand_hints():
     assert failed(check_attention_by_hand(lambda *a: attention_by_hand(*a, scale=False)), "scaling", "√d_k")
     assert failed(check_attention_by_hand(lambda *a: attention_by_hand(*a, over_queries=True)), "normalisation", "over the keys")
-    assert failed(check_attention_by_hand(lambda x, w_q, w_k, w_v: teach.self_attention(x, w_q, w_k, w_v)[1]), "shape")
+    assert failed(check_attention_by_hand(lambda x, w_q, w_k, w_v: tokens_and_attention.self_attention(x, w_q, w_k, w_v)[1]), "shape")
 
 
 def test_walk_encoding_hints():

@@ -14,7 +14,7 @@ import pytest
 import sympy as sp
 
 from paths import ROOT, chapters
-from rope_lib.teach import symbolic
+from rope_lib.teach.shared import symbolic
 
 MARKER = "# Each step of the worked solution above, checked with sympy."
 SOLUTION = re.compile(r":::\{solution-start\} ([\w-]+)\n:class: dropdown\n:::\n(.*?):::\{solution-end\}", re.S)

@@ -34,8 +34,8 @@ from rope_lib.teach.exercises import (
     check_score_complex,
     check_terms_needed,
 )
-from rope_lib.teach.exercises import checking
-from rope_lib.teach.exercises.checking import NOT_YET
+from rope_lib.teach.shared import checking
+from rope_lib.teach.shared.checking import NOT_YET
 from test_exercises import (
     REFERENCES,
     axial_rotate,

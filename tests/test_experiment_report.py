@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from rope_lib.teach.experiment_report import (
+from rope_lib.teach.trained_models.experiment_report import (
     LENGTH_MULTIPLES,
     accuracy_over_seeds,
     accuracy_summary,
@@ -97,7 +97,7 @@ def test_the_committed_report_says_what_the_trained_models_chapter_says():
     tables copy exactly (1.0, not nearly), the learned table's 2× copy is about twice chance (not near it), chance is
     1/16 = 0.0625, and RoPE's loss first drops below 0.1 nats in the 20-step window that starts at step 60."""
     from paths import ROOT
-    from rope_lib.teach.position_tasks import LookbackTask
+    from rope_lib.teach.trained_models import LookbackTask
 
     committed = load_experiments(ROOT / "book" / "data" / "experiments.json")
     mean = lambda task, enc, m: accuracy_summary(committed, task, enc)[m]["mean"]  # noqa: E731

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from rope_lib import inv_freq
-from rope_lib.teach import band_pairs, positional_head_score, retrieval_rate, rope_sum
+from rope_lib.teach.rope_nd import rope_sum
+from rope_lib.teach.why_rope_works import band_pairs, positional_head_score, retrieval_rate
 
 
 def test_band_pairs():

@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from rope_lib.teach.plotting.image_positions import patch_rule_freqs, plot_mrope_positions, plot_patch_scores
-from rope_lib.teach.plotting.style import BookFigure
-from rope_lib.teach.widgets import MAX_FRAMES
-from rope_lib.teach.widgets.image_positions import patch_score_widget
+from rope_lib.teach.rope_for_images import patch_rule_freqs, plot_mrope_positions, plot_patch_scores
+from rope_lib.teach.shared.figure_style import BookFigure
+from rope_lib.teach.shared.interactive import MAX_FRAMES
+from rope_lib.teach.rope_for_images import patch_score_widget
 
 
 def test_patch_score_widget_stays_small_and_every_control_moves_the_picture():

@@ -8,8 +8,8 @@ import torch
 
 from glyphs import has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_bf16_position_error
-from rope_lib.teach.plotting import plot_speed
-from rope_lib.teach.speed_report import load_report
+from rope_lib.teach.implementations_and_speed import plot_speed
+from rope_lib.teach.implementations_and_speed import load_report
 from paths import ROOT
 from test_exercises import bf16_position_error
 

@@ -3,7 +3,7 @@ counted."""
 
 import pytest
 
-from rope_lib.teach.language import LANGUAGES, Words, is_han, join_names, require_language, text, word_count
+from rope_lib.teach.shared.language import LANGUAGES, Words, is_han, join_names, require_language, text, word_count
 
 
 def test_the_languages_are_english_and_chinese():

@@ -6,9 +6,9 @@ import torch
 from torch import nn
 
 from rope_lib import RopeScaling
-from rope_lib.teach.length_generalisation import TEST_TIME_RULES, accuracy, prediction_accuracy, rescaled
-from rope_lib.teach.position_tasks import IGNORE, CopyTask, LookbackTask
-from rope_lib.teach.training import model_for_task
+from rope_lib.teach.trained_models import TEST_TIME_RULES, accuracy, prediction_accuracy, rescaled
+from rope_lib.teach.trained_models import CopyTask, IGNORE, LookbackTask
+from rope_lib.teach.trained_models import model_for_task
 
 TINY = {"dim": 32, "n_layers": 1, "n_heads": 2, "hidden_dim": 64, "device": "cpu"}
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from rope_lib.teach.linear_attention import elu_feature_map, rope_linear_attention, rope_linear_attention_weights
+from rope_lib.teach.rope_variants import elu_feature_map, rope_linear_attention, rope_linear_attention_weights
 
 
 def inputs(seed=0, tokens=10, d=8, d_v=3):

@@ -12,8 +12,9 @@ import pytest
 import torch
 
 import rope_lib
-from rope_lib import _validate, teach
-from rope_lib.teach.training import train_model
+from rope_lib import _validate
+from rope_lib.teach import tokens_and_attention
+from rope_lib.teach.trained_models import train_model
 from paths import CHINESE, ROOT
 
 LISTING = re.compile(r"```\{literalinclude\} (?:\.\./)+(rope_lib/[\w/]+)\.py\n(?::[\w-]+:.*\n)*?:pyobject: ([\w.]+)")
@@ -65,7 +66,7 @@ def test_a_listed_function_checks_no_argument_in_its_body(chapter):
 def test_the_chapters_list_rope_lib_code():
     names = {name for chapter in CHAPTERS for name, _ in listed(chapter)}
     assert len(names) >= 40, sorted(names)
-    assert "rope_lib/teach/tokens.tokenize" in names and "rope_lib/llama.Attention.forward" in names
+    assert "rope_lib/teach/tokens_and_attention.tokenize" in names and "rope_lib/llama.Attention.forward" in names
 
 
 def test_a_check_planted_in_a_body_is_found():
@@ -88,9 +89,9 @@ def test_a_listed_function_still_refuses_a_bad_argument():
     with pytest.raises(ValueError, match="d must be a positive even integer"):
         rope_lib.inv_freq(7)
     with pytest.raises(TypeError, match="text must be a str"):
-        teach.tokenize(3)
+        tokens_and_attention.tokenize(3)
     with pytest.raises(ValueError, match="w_k must have shape"):
-        teach.self_attention([[1.0, 2.0]], [[1.0, 0.0]], [[1.0]], [[1.0, 0.0]])
+        tokens_and_attention.self_attention([[1.0, 2.0]], [[1.0, 0.0]], [[1.0]], [[1.0, 0.0]])
 
 
 def test_code_a_listed_function_is_handed_is_checked_as_any_outside_call():
@@ -98,7 +99,7 @@ def test_code_a_listed_function_is_handed_is_checked_as_any_outside_call():
     checks run on every call, wherever it comes from, so a mistake there is still named."""
     x, w = np.eye(3), np.eye(3)
     with pytest.raises(ValueError, match="w_k must have shape"):
-        teach.is_permutation_equivariant(lambda rows: teach.self_attention(rows, w, w[:, :2], w)[0], x, [2, 0, 1])
+        tokens_and_attention.is_permutation_equivariant(lambda rows: tokens_and_attention.self_attention(rows, w, w[:, :2], w)[0], x, [2, 0, 1])
 
     class OutOfVocabulary:
         def batch(self, seq_len, batch_size, generator):

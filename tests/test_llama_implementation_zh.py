@@ -6,10 +6,10 @@ import torch
 
 import rope_lib
 from glyphs import has_chinese, missing_glyphs
-from rope_lib.teach import plotting
+from rope_lib.teach import llama_implementation
 from rope_lib.teach.exercises import check_permute_rows, check_rope_half, check_rotate_qk
-from rope_lib.teach.language import word_count
-from rope_lib.teach.source_listing import SourceListing
+from rope_lib.teach.shared.language import word_count
+from rope_lib.teach.shared.source_listing import SourceListing
 from test_exercises import failed, permute_rows, rope_half, rotate_qk
 
 
@@ -18,21 +18,21 @@ from test_exercises import failed, permute_rows, rope_half, rotate_qk
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_bf16_figure_draws_every_glyph(lang):
-    assert missing_glyphs(plotting.plot_bf16_angles(range(240, 273), lang=lang)) == []
+    assert missing_glyphs(llama_implementation.plot_bf16_angles(range(240, 273), lang=lang)) == []
 
 
 def test_the_bf16_figure_in_chinese():
-    fig = plotting.plot_bf16_angles(range(240, 273), lang="zh")
+    fig = llama_implementation.plot_bf16_angles(range(240, 273), lang="zh")
     ax = fig.axes[0]
     assert ax.get_title() == "第 0 对的角度：float64 与 bfloat16"
     assert ax.get_xlabel() == "位置 m" and ax.get_ylabel() == "角度 m·θ_0（弧度）"
     assert has_chinese(fig.alt_text) and word_count(fig.alt_text) >= 20
-    merged = 33 - len(torch.unique(rope_lib.teach.bf16_angles(range(240, 273), 128)[:, 0]))
+    merged = 33 - len(torch.unique(rope_lib.teach.llama_implementation.bf16_angles(range(240, 273), 128)[:, 0]))
     assert f"33 个位置中有 {merged} 个" in fig.alt_text  # the same numbers as the English description
 
 
 def test_the_bf16_figure_keeps_its_english_words():
-    fig = plotting.plot_bf16_angles(range(240, 273))
+    fig = llama_implementation.plot_bf16_angles(range(240, 273))
     ax = fig.axes[0]
     assert ax.get_title() == "Pair 0 angles: float64 vs bfloat16"
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("position m", "angle m·θ_0 (rad)")
@@ -83,7 +83,7 @@ def test_another_language_is_refused(check):
 
 def test_the_figure_and_listing_refuse_another_language():
     with pytest.raises(ValueError, match="lang"):
-        plotting.plot_bf16_angles(range(250, 260), lang="fr")
+        llama_implementation.plot_bf16_angles(range(250, 260), lang="fr")
     with pytest.raises(ValueError, match="lang"):
         SourceListing(test_the_figure_and_listing_refuse_another_language, lang="fr")
 

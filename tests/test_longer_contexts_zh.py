@@ -10,7 +10,7 @@ import torch
 import rope_lib
 from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
 from rope_lib.teach.exercises import check_rotate_cache
-from rope_lib.teach.plotting.context_extension import (
+from rope_lib.teach.longer_contexts import (
     METHOD_NAMES,
     METHOD_NAMES_ZH,
     method_name,
@@ -20,7 +20,7 @@ from rope_lib.teach.plotting.context_extension import (
     plot_scaled_frequencies,
     plot_similarity_vs_distance,
 )
-from rope_lib.teach.widgets.context_extension import context_extension_explorer
+from rope_lib.teach.longer_contexts import context_extension_explorer
 from test_exercises import rotate_cache
 
 def gaps(lang):

@@ -4,7 +4,7 @@ import numpy as np
 
 from rope_lib import RopeScaling, inv_freq
 from rope_lib.scaling import ntk_inv_freq, yarn_inv_freq
-from rope_lib.teach.longrope_example import EXAMPLE_SHORT_NTK_FACTOR, example_longrope_factors
+from rope_lib.teach.rope_variants import EXAMPLE_SHORT_NTK_FACTOR, example_longrope_factors
 
 
 def test_example_sets_are_the_ntk_and_yarn_ratios():

@@ -649,7 +649,7 @@ def test_only_rope_rotates(encoding, monkeypatch):
 def test_nope_blocks_score_the_same_whatever_the_positions():
     """With no position encoding the causal mask alone knows the order: the model's blocks give the same
     scores to a block of tokens wherever it is placed."""
-    from rope_lib.teach.attention_probe import layer_scores
+    from rope_lib.teach.llama_implementation import layer_scores
 
     model = tiny("none")
     x = torch.randn(1, 6, 64)

@@ -9,9 +9,9 @@ from matplotlib.text import Annotation
 import rope_lib
 import rope_lib.layouts
 from glyphs import assert_chinese_figure, assert_english_figure, drawn_words
-from rope_lib.teach import plotting
-from rope_lib.teach.plotting import BookFigure
-from rope_lib.teach.plotting.llama import PAIRING_ROWS
+from rope_lib.teach import llama_implementation
+from rope_lib.teach.shared.figure_style import BookFigure
+from rope_lib.teach.llama_implementation import PAIRING_ROWS
 
 
 def drawn(fig):
@@ -42,7 +42,7 @@ def assert_draws_the_permutation(fig, d):
 
 @pytest.mark.parametrize("d", [2, 4, 8, 16])
 def test_the_figure_draws_rope_libs_pairs_and_permutation(d):
-    fig = plotting.plot_pairing_layouts(d)
+    fig = llama_implementation.plot_pairing_layouts(d)
     assert isinstance(fig, BookFigure) and len(fig.alt_text.split()) >= 25
     assert_draws_the_permutation(fig, d)
     (ax,) = fig.axes
@@ -50,7 +50,7 @@ def test_the_figure_draws_rope_libs_pairs_and_permutation(d):
 
 
 def test_eight_coordinates_as_the_chapter_draws_them():
-    fig = plotting.plot_pairing_layouts(8)
+    fig = llama_implementation.plot_pairing_layouts(8)
     pairs, moves = drawn(fig)
     assert pairs["half"] == [(0, 4), (1, 5), (2, 6), (3, 7)]
     assert moves == {0: 0, 1: 4, 2: 1, 3: 5, 4: 2, 5: 6, 6: 3, 7: 7}
@@ -60,7 +60,7 @@ def test_eight_coordinates_as_the_chapter_draws_them():
 
 
 def test_each_pair_keeps_its_colour_across_the_layouts():
-    fig = plotting.plot_pairing_layouts(8)
+    fig = llama_implementation.plot_pairing_layouts(8)
     (ax,) = fig.axes
     colour = {layout: [p.get_edgecolor() for p in ax.patches if p.get_gid() == f"{layout} box"] for layout in PAIRING_ROWS}
     for i, p in enumerate(rope_lib.layouts.interleaved_order(8)):
@@ -73,7 +73,7 @@ def test_a_planted_wrong_permutation_shows_and_fails(monkeypatch):
     drawn from rope_lib, draws the wrong arrows and pairs, and the check above refuses them."""
     right = rope_lib.layouts.half_order
     monkeypatch.setattr(rope_lib.layouts, "half_order", lambda d: right(d)[::-1].copy())
-    fig = plotting.plot_pairing_layouts(8)
+    fig = llama_implementation.plot_pairing_layouts(8)
     _, moves = drawn(fig)
     assert moves == {i: 7 - p for i, p in enumerate(np.argsort(right(8)))}  # the figure follows rope_lib …
     monkeypatch.undo()
@@ -84,14 +84,14 @@ def test_a_planted_wrong_permutation_shows_and_fails(monkeypatch):
 def test_a_wrong_pairing_alone_fails_too(monkeypatch):
     """A permutation that keeps neighbours together (the identity) draws (2j, 2j+1) below as well: refused."""
     monkeypatch.setattr(rope_lib.layouts, "half_order", lambda d: np.arange(d))
-    fig = plotting.plot_pairing_layouts(8)
+    fig = llama_implementation.plot_pairing_layouts(8)
     monkeypatch.undo()
     with pytest.raises(AssertionError):
         assert_draws_the_permutation(fig, 8)
 
 
 def test_both_languages_draw_every_glyph():
-    english, chinese = plotting.plot_pairing_layouts(8), plotting.plot_pairing_layouts(8, lang="zh")
+    english, chinese = llama_implementation.plot_pairing_layouts(8), llama_implementation.plot_pairing_layouts(8, lang="zh")
     assert_english_figure(english)
     assert_chinese_figure(chinese)
     assert drawn(english) == drawn(chinese)  # the same drawing, in other words
@@ -100,8 +100,8 @@ def test_both_languages_draw_every_glyph():
 
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match="d must be a positive even integer"):
-        plotting.plot_pairing_layouts(7)
+        llama_implementation.plot_pairing_layouts(7)
     with pytest.raises(ValueError, match="d must be at most 16"):
-        plotting.plot_pairing_layouts(18)
+        llama_implementation.plot_pairing_layouts(18)
     with pytest.raises(ValueError, match="lang"):
-        plotting.plot_pairing_layouts(8, lang="fr")
+        llama_implementation.plot_pairing_layouts(8, lang="fr")

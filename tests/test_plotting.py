@@ -1,4 +1,4 @@
-"""The figures and interactive figures of rope_lib.teach.plotting and .widgets: described, drawn from the
+"""The figures and interactive figures of the chapters' modules of rope_lib.teach: described, drawn from the
 library's numbers, quick, bounded, and saying what each one claims."""
 
 import math
@@ -13,55 +13,44 @@ from rope_lib import RopeScaling, inv_freq
 from rope_lib.rope import rope_angles
 from rope_lib.rotation import rotation_matrix_2d, score_grid
 from rope_lib.scaling import scaled_frequencies
-from rope_lib.teach import (
-    b_m_theta,
-    bf16_angles,
-    build_vocab,
-    embed,
-    embedding_table,
-    plotting,
-    projection,
-    relative_upper_bound,
-    self_attention,
-    similarity_curve,
-    token_ids,
-    tokenize,
-)
-from rope_lib.teach.plotting import (
-    BookFigure,
-    plot_absolute_scores_under_shift,
+from rope_lib.teach import llama_implementation, rope_2d, rope_nd, why_rope_works
+from rope_lib.teach.llama_implementation import bf16_angles
+from rope_lib.teach.rope_nd import relative_upper_bound
+from rope_lib.teach.tokens_and_attention import build_vocab, embed, embedding_table, projection, self_attention, token_ids, tokenize
+from rope_lib.teach.why_rope_works import b_m_theta, similarity_curve
+from rope_lib.teach.complex_numbers import plot_complex_product, plot_complex_rotation, plot_euler_partial_sums
+from rope_lib.teach.longer_contexts import (
     plot_angle_coverage,
-    plot_attention_matrix,
-    plot_attention_weights,
-    plot_b_m_theta,
-    plot_base_bounds,
-    plot_base_reach,
     plot_cache_gaps,
-    plot_complex_product,
-    plot_complex_rotation,
     plot_context_extension,
-    plot_decay_revisited,
-    plot_euler_partial_sums,
-    plot_frequency_roles,
-    plot_rotated_query_key,
-    plot_rotation_composition,
     plot_scaled_frequencies,
     plot_similarity_vs_distance,
+)
+from rope_lib.teach.rotation_matrices import plot_rotated_query_key, plot_rotation_composition
+from rope_lib.teach.shared.figure_style import BookFigure
+from rope_lib.teach.sinusoidal_encoding import (
+    plot_absolute_scores_under_shift,
     plot_sinusoidal_encoding,
     plot_sinusoidal_pair,
 )
-from rope_lib.teach.widgets import MAX_FRAMES, frame_png
-from rope_lib.teach.widgets.attention_weights import attention_weights_widget
-from rope_lib.teach.widgets.complex_plane import complex_rotation_widget
-from rope_lib.teach.widgets.context_extension import context_extension_explorer
-from rope_lib.teach.widgets.phasors import phasor_widget
-from rope_lib.teach.widgets.relative_bias import relative_bias_widget
-from rope_lib.teach.widgets.rope_2d import rope_2d_widget
-from rope_lib.teach.widgets.rope_nd import clock_widget
-from rope_lib.teach.widgets.rotations import rotation_shift_widget
-from rope_lib.teach.widgets.sinusoidal import sinusoidal_pair_widget
-
-
+from rope_lib.teach.tokens_and_attention import plot_attention_matrix, plot_attention_weights
+from rope_lib.teach.why_rope_works import (
+    plot_b_m_theta,
+    plot_base_bounds,
+    plot_base_reach,
+    plot_decay_revisited,
+    plot_frequency_roles,
+)
+from rope_lib.teach.shared.interactive import MAX_FRAMES, frame_png
+from rope_lib.teach.tokens_and_attention import attention_weights_widget
+from rope_lib.teach.complex_numbers import complex_rotation_widget
+from rope_lib.teach.longer_contexts import context_extension_explorer
+from rope_lib.teach.why_rope_works import phasor_widget
+from rope_lib.teach.why_rope_works import relative_bias_widget
+from rope_lib.teach.rope_2d import rope_2d_widget
+from rope_lib.teach.rope_nd import clock_widget
+from rope_lib.teach.rotation_matrices import rotation_shift_widget
+from rope_lib.teach.sinusoidal_encoding import sinusoidal_pair_widget
 
 
 def sentence():
@@ -160,12 +149,12 @@ def test_bad_input_is_named():
 
 def figures():
     return {
-        "plot_rope_2d": plotting.plot_rope_2d(3, 1, 0.35, 2),
-        "plot_pair_rotations": plotting.plot_pair_rotations(np.arange(8.0), [0, 1, 2, 3]),
-        "plot_clock": plotting.plot_clock(100, 16, 10000.0),
-        "plot_rotary_matrix": plotting.plot_rotary_matrix(3, 16),
-        "plot_relative_upper_bound": plotting.plot_relative_upper_bound(128, 256, bases=(100.0, 10000.0)),
-        "plot_bf16_angles": plotting.plot_bf16_angles(range(250, 262)),
+        "plot_rope_2d": rope_2d.plot_rope_2d(3, 1, 0.35, 2),
+        "plot_pair_rotations": rope_nd.plot_pair_rotations(np.arange(8.0), [0, 1, 2, 3]),
+        "plot_clock": rope_nd.plot_clock(100, 16, 10000.0),
+        "plot_rotary_matrix": rope_nd.plot_rotary_matrix(3, 16),
+        "plot_relative_upper_bound": rope_nd.plot_relative_upper_bound(128, 256, bases=(100.0, 10000.0)),
+        "plot_bf16_angles": llama_implementation.plot_bf16_angles(range(250, 262)),
     }
 
 
@@ -179,7 +168,7 @@ def test_figures_are_described_book_figures(name):
 
 def test_descriptions_carry_the_figures_numbers():
     texts = {name: fig.alt_text for name, fig in figures().items()}
-    score = (rotation_matrix_2d(5 * 0.35) @ np.array(plotting.rope_2d.DEFAULT_Q)) @ (rotation_matrix_2d(3 * 0.35) @ np.array(plotting.rope_2d.DEFAULT_K))
+    score = (rotation_matrix_2d(5 * 0.35) @ np.array(rope_2d.DEFAULT_Q)) @ (rotation_matrix_2d(3 * 0.35) @ np.array(rope_2d.DEFAULT_K))
     assert f"{score:.3f}" in texts["plot_rope_2d"]
     assert f"{relative_upper_bound(256, 128, 100.0):.2f} at 256" in texts["plot_relative_upper_bound"]
     assert "32.5 at 0" in texts["plot_relative_upper_bound"]
@@ -206,13 +195,13 @@ def test_bf16_angles_merge_256_and_257():
 
 def test_bad_input_is_refused():
     with pytest.raises(ValueError, match=r"m \+ shift and n \+ shift must lie in 0 … 7, got m=3, n=1, shift=5"):
-        plotting.plot_rope_2d(3, 1, 0.35, 5)
+        rope_2d.plot_rope_2d(3, 1, 0.35, 5)
     with pytest.raises(ValueError, match=r"q must be a plane vector of shape \(2,\), got shape \(3,\)"):
-        plotting.plot_rope_2d(1, 0, 0.1, q=np.ones(3))
+        rope_2d.plot_rope_2d(1, 0, 0.1, q=np.ones(3))
     with pytest.raises(ValueError, match=r"x must be a vector of even length 2 … 16, got shape \(5,\)"):
-        plotting.plot_pair_rotations(np.ones(5), [0, 1])
+        rope_nd.plot_pair_rotations(np.ones(5), [0, 1])
     with pytest.raises(ValueError, match=r"d must be a positive even integer"):
-        plotting.plot_clock(3, 7)
+        rope_nd.plot_clock(3, 7)
 
 
 def phasors_of_one_query():
@@ -224,7 +213,7 @@ def test_widgets_stay_within_the_frame_budget_and_draw_quickly(make):
     widget = make()
     count = math.prod(len(c.values) for c in widget.controls)
     assert count <= MAX_FRAMES == 96
-    assert widget.draw.__module__.startswith(("rope_lib.teach.plotting.", "rope_lib.teach.widgets."))  # a widget may bind its data
+    assert widget.draw.__module__.startswith("rope_lib.teach.") and ".shared." not in widget.draw.__module__  # its chapter's; it may bind its data
     widget.figure()  # warm up matplotlib
     slowest = 0.0
     for values in [{c.name: c.values[0] for c in widget.controls}, {c.name: c.values[-1] for c in widget.controls}]:
@@ -245,8 +234,8 @@ def test_the_2d_widget_shows_shift_invariance():
 
 
 def test_the_clock_has_one_hand_per_pair():
-    from rope_lib.teach.plotting.rope_nd import plot_clock
-    from rope_lib.teach.widgets.rope_nd import CLOCK_D
+    from rope_lib.teach.rope_nd import plot_clock
+    from rope_lib.teach.rope_nd import CLOCK_D
 
     for d in (4, 8, 16):
         assert len(plot_clock(3, d, 10000.0).axes[0].get_legend().get_texts()) == d // 2
@@ -303,12 +292,12 @@ def test_the_phasor_figure_draws_the_score_it_describes():
     from matplotlib.quiver import Quiver
 
     from rope_lib import apply_rope
-    from rope_lib.teach import pair_products, phasor_terms, unturned_pairs
-    from rope_lib.teach.plotting import series_style
+    from rope_lib.teach.rope_nd import pair_products, phasor_terms, unturned_pairs
+    from rope_lib.teach.shared.figure_style import series_style
 
     rng = np.random.default_rng(4)
     q, k = rng.standard_normal(32), rng.standard_normal(32)
-    fig = plotting.plot_phasor_sum(q, k, 40, 500.0)
+    fig = why_rope_works.plot_phasor_sum(q, k, 40, 500.0)
     assert isinstance(fig, BookFigure) and len(fig.alt_text.split()) > 40
     x = torch.tensor(np.stack([q, k]))[:, None, None, :]
     turned = apply_rope(x, [[45], [5]], base=500.0, layout="interleaved")
@@ -331,9 +320,9 @@ def test_the_phasor_figure_draws_the_score_it_describes():
 
 def test_the_relative_bias_figure_draws_each_scheme():
     from rope_lib.relative_bias import alibi_slopes, t5_relative_bias, t5_relative_bucket
-    from rope_lib.teach.plotting.relative_bias import t5_table_following
+    from rope_lib.teach.why_rope_works import t5_table_following
 
-    fig = plotting.plot_relative_biases(3, 300)
+    fig = why_rope_works.plot_relative_biases(3, 300)
     assert isinstance(fig, BookFigure) and len(fig.alt_text.split()) > 60
     slope = float(alibi_slopes(8)[2])
     assert f"slope {slope:.4g} reaches {-slope * 300:.4g} at Δ = 300" in fig.alt_text
@@ -359,9 +348,9 @@ def test_the_relative_bias_figure_draws_each_scheme():
 
 def test_relative_bias_figure_refuses_a_head_it_does_not_have():
     with pytest.raises(ValueError, match=r"head must be one of the heads 1 … 8, got 9"):
-        plotting.plot_relative_biases(9)
+        why_rope_works.plot_relative_biases(9)
     with pytest.raises(ValueError, match=r"max_distance must be a positive integer, got 0"):
-        plotting.plot_relative_biases(1, 0)
+        why_rope_works.plot_relative_biases(1, 0)
 
 
 def test_the_why_rope_works_widgets_share_one_page_budget():
@@ -372,6 +361,6 @@ def test_the_why_rope_works_widgets_share_one_page_budget():
 
 def test_an_index_in_subscripts_for_a_chinese_label():
     """Chinese labels cannot use mathtext, so their indices are Unicode subscripts: digits, m and n."""
-    from rope_lib.teach.plotting.style import subscript
+    from rope_lib.teach.shared.figure_style import subscript
 
     assert subscript(12) == "₁₂" and subscript("m,n") == "ₘ,ₙ" and subscript("2,n") == "₂,ₙ"

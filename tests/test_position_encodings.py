@@ -8,8 +8,8 @@ import torch
 from benchmarks import position_encodings as experiment
 from benchmarks.rope_speed import DATA_DIR
 from rope_lib.llama import POSITION_ENCODINGS
-from rope_lib.teach.experiment_report import EXPERIMENT_FILE, LENGTH_MULTIPLES, load_experiments
-from rope_lib.teach.length_generalisation import TEST_TIME_RULES
+from rope_lib.teach.trained_models.experiment_report import EXPERIMENT_FILE, LENGTH_MULTIPLES, load_experiments
+from rope_lib.teach.trained_models import TEST_TIME_RULES
 
 
 def test_a_tiny_run_writes_the_documented_report(tmp_path, monkeypatch, capsys):

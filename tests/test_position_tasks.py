@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from rope_lib.teach.position_tasks import IGNORE, TASKS, CopyTask, LookbackTask
+from rope_lib.teach.trained_models import CopyTask, IGNORE, LookbackTask, TASKS
 
 
 def gen(seed=0):

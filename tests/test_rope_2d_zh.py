@@ -5,9 +5,9 @@ import pytest
 from glyphs import assert_english_figure, drawn_words, has_chinese, missing_glyphs
 
 from rope_lib.teach.exercises import check_score_complex
-from rope_lib.teach.language import word_count
-from rope_lib.teach.plotting.rope_2d import plot_rope_2d
-from rope_lib.teach.widgets.rope_2d import rope_2d_widget
+from rope_lib.teach.shared.language import word_count
+from rope_lib.teach.rope_2d import plot_rope_2d
+from rope_lib.teach.rope_2d import rope_2d_widget
 from test_exercises import score_complex
 
 
@@ -41,7 +41,7 @@ def test_the_numbers_are_the_same_in_both_languages():
 def test_the_widget_in_chinese():
     widget = rope_2d_widget(lang="zh")
     assert widget.lang == "zh" and all(has_chinese(c.label) for c in widget.controls)
-    assert widget.draw.__module__.startswith("rope_lib.teach.widgets.")
+    assert widget.draw.__module__ == "rope_lib.teach.rope_2d"
     fig = widget.figure(shift=4)
     assert has_chinese(fig.alt_text) and missing_glyphs(fig) == []
     assert "在线版中可交互" in widget.print_caption()
@@ -52,14 +52,14 @@ def test_the_widget_in_chinese():
 
 def test_the_widget_moves_the_score_with_m_and_not_with_the_shift():
     """Two sliders of 8 stops (64 frames): the score changes with m, never with s; the key and θ are the module's."""
-    from rope_lib.teach.widgets import rope_2d as widget_2d
+    from rope_lib.teach import rope_2d as widget_2d
 
     widget = rope_2d_widget()
     assert [len(c.values) for c in widget.controls] == [8, 8] and not any(c.choice for c in widget.controls)
     score = lambda **values: float(widget.figure(**values).axes[0].get_title().split()[2])  # noqa: E731
     assert len({score(m=3, shift=s) for s in widget_2d.SHIFTS}) == 1
     assert len({score(m=m, shift=0) for m in widget_2d.QUERY_POSITIONS}) == len(widget_2d.QUERY_POSITIONS)
-    assert f"n = {widget_2d.KEY_POSITION}" in widget.figure().alt_text and f"{widget_2d.THETA:g}" in widget.figure().alt_text
+    assert f"n = {widget_2d.KEY_POSITION}" in widget.figure().alt_text and f"{widget_2d.WIDGET_THETA:g}" in widget.figure().alt_text
 
 
 def test_the_check_speaks_chinese():

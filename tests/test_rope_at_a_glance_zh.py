@@ -10,8 +10,8 @@ from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
 from paths import ROOT
 from rope_lib.rotation import rotary_matrix
 from rope_lib.teach.exercises import check_rope_pairs
-from rope_lib.teach.plotting.scores import plot_score_grid
-from rope_lib.teach.widgets.frequencies import wavelength_explorer
+from rope_lib.teach.rope_at_a_glance import plot_score_grid
+from rope_lib.teach.rope_at_a_glance import wavelength_explorer
 from test_exercises import rope_pairs
 
 RNG = np.random.default_rng(0)
@@ -108,7 +108,7 @@ def test_wavelength_explorer_moves_the_curve_on_fixed_axes():
     from rope_lib import DEFAULT_BASE
     from rope_lib.frequencies import wavelengths
     from rope_lib.scaling import LLAMA3_BASE
-    from rope_lib.teach.widgets import MAX_FRAMES, QUANTITY_STOPS
+    from rope_lib.teach.shared.interactive import MAX_FRAMES, QUANTITY_STOPS
 
     widget = wavelength_explorer()
     d_control, base_control = widget.controls
@@ -136,7 +136,7 @@ def test_wavelength_explorer_moves_the_curve_on_fixed_axes():
 def test_plot_wavelengths_keeps_its_own_axes_by_default():
     """Other chapters call plot_wavelengths(d): without limits_for its axes fit the curve and it draws no limit line;
     limits_for must hold the curve it is asked to draw."""
-    from rope_lib.teach.plotting import plot_wavelengths
+    from rope_lib.teach.rope_at_a_glance import plot_wavelengths
 
     small, large = plot_wavelengths(16).axes[0], plot_wavelengths(256).axes[0]
     assert small.get_xlim() != large.get_xlim() and small.get_ylim() != large.get_ylim()

@@ -5,9 +5,9 @@ import pytest
 from glyphs import assert_english_figure, drawn_words, has_chinese, missing_glyphs
 
 from rope_lib.teach.exercises import check_axial_rotate
-from rope_lib.teach.language import word_count
-from rope_lib.teach.plotting.image_positions import kind_name, plot_mrope_positions, plot_patch_scores, rule_name
-from rope_lib.teach.widgets.image_positions import patch_score_widget
+from rope_lib.teach.shared.language import word_count
+from rope_lib.teach.rope_for_images import kind_name, plot_mrope_positions, plot_patch_scores, rule_name
+from rope_lib.teach.rope_for_images import patch_score_widget
 from test_exercises import axial_rotate
 
 SEQUENCE = [("text", 4), ("image", (3, 4)), ("text", 4)]

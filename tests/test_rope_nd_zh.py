@@ -6,10 +6,10 @@ import pytest
 
 from glyphs import assert_chinese_figure, assert_english_figure, has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_first_below_half
-from rope_lib.teach.language import word_count
-from rope_lib.teach.plotting.decay import plot_relative_upper_bound
-from rope_lib.teach.plotting.rope_nd import plot_clock, plot_pair_rotations, plot_rotary_matrix
-from rope_lib.teach.widgets.rope_nd import clock_widget
+from rope_lib.teach.shared.language import word_count
+from rope_lib.teach.rope_nd import plot_relative_upper_bound
+from rope_lib.teach.rope_nd import plot_clock, plot_pair_rotations, plot_rotary_matrix
+from rope_lib.teach.rope_nd import clock_widget
 from test_exercises import first_below_half
 
 X = np.array([1.0, 0.0, 0.8, 0.6, 0.0, 1.0, -0.6, 0.8])
@@ -51,8 +51,8 @@ def test_the_chinese_clock_widget():
 
 def test_the_clock_has_eight_stops_a_slider_and_fits_the_frames():
     """12 positions × 8 bases = 96 frames of the d = CLOCK_D clock; a larger base slows every hand."""
-    from rope_lib.teach.widgets import MAX_FRAMES, QUANTITY_STOPS
-    from rope_lib.teach.widgets.rope_nd import CLOCK_BASES, CLOCK_D
+    from rope_lib.teach.shared.interactive import MAX_FRAMES, QUANTITY_STOPS
+    from rope_lib.teach.rope_nd import CLOCK_BASES, CLOCK_D
 
     widget = clock_widget()
     assert all(len(c.values) >= QUANTITY_STOPS for c in widget.controls)

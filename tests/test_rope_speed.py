@@ -9,7 +9,7 @@ import torch
 from benchmarks import decode_speed
 from benchmarks import rope_speed as bench
 from benchmarks.rope_speed import DATA_DIR, bf16_pitfalls, format_table, main, tensor_bytes, time_round_robin
-from rope_lib.teach.speed_report import RECORD_KEYS, load_report
+from rope_lib.teach.implementations_and_speed import RECORD_KEYS, load_report
 
 PEER_IMPLS = {"meta", "hf", "lucidrains"}
 OWN_IMPLS = {"copy", "rope_lib_eager", "rope_lib_fused", "rope_lib_fused_inplace", "rope_lib_compiled", "rope_lib_fused_permuted", "rope_lib_pair_axis"}
@@ -124,7 +124,7 @@ def test_committed_results_come_from_a_full_default_run(device):
 
 
 def test_speed_figure_is_drawn_from_the_report_and_described():
-    from rope_lib.teach.plotting import plot_speed
+    from rope_lib.teach.implementations_and_speed import plot_speed
 
     records = [
         {"impl": impl, "layout": layout, "device": "cpu", "dtype": dtype, "seq_len": s, "ms": 1.0, "gbps": 1.0, "ratio_to_copy": ratio}

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from rope_lib import RopeScaling, inv_freq
-from rope_lib.teach.plotting.rope_variants import VARIANTS, plot_layer_schedule, plot_variant_wavelengths, variant_frequencies
-from rope_lib.teach.widgets import MAX_FRAMES
-from rope_lib.teach.widgets.rope_variants import variant_explorer
+from rope_lib.teach.rope_variants import VARIANTS, plot_layer_schedule, plot_variant_wavelengths, variant_frequencies
+from rope_lib.teach.shared.interactive import MAX_FRAMES
+from rope_lib.teach.rope_variants import variant_explorer
 
 
 def test_variant_frequencies_come_from_the_rules():

@@ -7,8 +7,8 @@ import pytest
 import rope_lib
 from glyphs import has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_longrope_frequencies
-from rope_lib.teach.plotting.rope_variants import VARIANTS, plot_layer_schedule, plot_variant_wavelengths, variant_frequencies
-from rope_lib.teach.widgets.rope_variants import variant_explorer
+from rope_lib.teach.rope_variants import VARIANTS, plot_layer_schedule, plot_variant_wavelengths, variant_frequencies
+from rope_lib.teach.rope_variants import variant_explorer
 from test_exercises import longrope_frequencies
 
 

@@ -6,10 +6,10 @@ import pytest
 
 from glyphs import has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_rotate
-from rope_lib.teach.language import word_count
-from rope_lib.teach.plotting import plot_rotated_query_key, plot_rotation_composition
-from rope_lib.teach.plotting.rotations import turn_text
-from rope_lib.teach.widgets.rotations import rotation_shift_widget
+from rope_lib.teach.shared.language import word_count
+from rope_lib.teach.rotation_matrices import plot_rotated_query_key, plot_rotation_composition
+from rope_lib.teach.rotation_matrices import turn_text
+from rope_lib.teach.rotation_matrices import rotation_shift_widget
 from test_exercises import rotate
 
 

@@ -226,8 +226,8 @@ def test_scaled_frequencies_reads_the_table():
 
 
 def test_every_rule_has_a_display_name_and_the_widget_offers_every_rule():
-    from rope_lib.teach.plotting.context_extension import METHOD_NAMES
-    from rope_lib.teach.widgets.context_extension import context_extension_explorer
+    from rope_lib.teach.longer_contexts import METHOD_NAMES
+    from rope_lib.teach.longer_contexts import context_extension_explorer
 
     assert list(METHOD_NAMES) == ["none", *rope_lib.scaling.FACTOR_RULES]
     assert all(isinstance(name, str) and name for name in METHOD_NAMES.values())

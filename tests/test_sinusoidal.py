@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from rope_lib import inv_freq
 from rope_lib.rotation import rotary_matrix, rotation_matrix_2d
 from rope_lib.sinusoidal import absolute_position_score, sinusoidal_encoding_loop, sinusoidal_pair, sinusoidal_position
-from rope_lib.teach import projection
+from rope_lib.teach.tokens_and_attention import projection
 
 position = st.integers(min_value=0, max_value=5000)
 even_dim = st.integers(min_value=1, max_value=16).map(lambda h: 2 * h)

@@ -8,10 +8,14 @@ import pytest
 
 import rope_lib
 from glyphs import assert_chinese_figure, assert_english_figure, drawn_words, has_chinese
-from rope_lib.teach import projection
+from rope_lib.teach.tokens_and_attention import projection
 from rope_lib.teach.exercises import check_walk_encoding
-from rope_lib.teach.plotting.sinusoidal import plot_absolute_scores_under_shift, plot_sinusoidal_encoding, plot_sinusoidal_pair
-from rope_lib.teach.widgets.sinusoidal import sinusoidal_pair_widget
+from rope_lib.teach.sinusoidal_encoding import (
+    plot_absolute_scores_under_shift,
+    plot_sinusoidal_encoding,
+    plot_sinusoidal_pair,
+)
+from rope_lib.teach.sinusoidal_encoding import sinusoidal_pair_widget
 from test_exercises import walk_encoding
 
 

@@ -4,7 +4,7 @@ import functools
 
 import pytest
 
-from rope_lib.teach.source_listing import SourceListing
+from rope_lib.teach.shared.source_listing import SourceListing
 
 
 def sample(x):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from rope_lib.teach.speed_report import RECORD_KEYS, load_report, lookup, seq_lens
+from rope_lib.teach.implementations_and_speed import RECORD_KEYS, load_report, lookup, seq_lens
 
 
 def report():

@@ -4,7 +4,7 @@ every check can fail when fed something false."""
 import pytest
 import sympy as sp
 
-from rope_lib.teach import symbolic
+from rope_lib.teach.shared import symbolic
 
 
 def test_2d_solution_is_a_rotation_and_its_inner_product_is_g():

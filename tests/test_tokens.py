@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rope_lib.teach import (
+from rope_lib.teach.tokens_and_attention import (
     attention_outputs,
     attention_scores,
     build_vocab,

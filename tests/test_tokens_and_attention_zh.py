@@ -4,17 +4,17 @@ draw every glyph, keep their English by default, and refuse a language the book 
 import pytest
 
 from glyphs import has_chinese, missing_glyphs
-from rope_lib import teach
+from rope_lib.teach import tokens_and_attention
 from rope_lib.teach.exercises import check_attention_by_hand
-from rope_lib.teach.plotting.attention_weights import plot_attention_matrix, plot_attention_weights
-from rope_lib.teach.widgets.attention_weights import attention_weights_widget
+from rope_lib.teach.tokens_and_attention import plot_attention_matrix, plot_attention_weights
+from rope_lib.teach.tokens_and_attention import attention_weights_widget
 from test_exercises import attention_by_hand
 
 
 def sentence():
-    tokens = teach.tokenize("The cat sat on the mat because it was warm.")
-    x = teach.embed(teach.token_ids(tokens, teach.build_vocab(tokens)), teach.embedding_table(len(set(tokens)), 8))
-    _, weights = teach.self_attention(x, *(teach.projection(8, 8, seed=i) for i in range(3)))
+    tokens = tokens_and_attention.tokenize("The cat sat on the mat because it was warm.")
+    x = tokens_and_attention.embed(tokens_and_attention.token_ids(tokens, tokens_and_attention.build_vocab(tokens)), tokens_and_attention.embedding_table(len(set(tokens)), 8))
+    _, weights = tokens_and_attention.self_attention(x, *(tokens_and_attention.projection(8, 8, seed=i) for i in range(3)))
     return tokens, weights
 
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rope_lib.teach import is_permutation_equivariant, projection, self_attention
-from rope_lib.teach.tokens import causal_visibility as causal_mask, self_attention
+from rope_lib.teach.tokens_and_attention import is_permutation_equivariant, projection, self_attention
+from rope_lib.teach.tokens_and_attention import causal_visibility as causal_mask, self_attention
 
 
 def weights_by_loops(x, w_q, w_k, w_v):

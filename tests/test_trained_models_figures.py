@@ -4,15 +4,15 @@ input, and the attention-map widget offering one frame per layer and head."""
 import numpy as np
 import pytest
 
-from rope_lib.teach.plotting import BookFigure
-from rope_lib.teach.plotting.trained_models import (
+from rope_lib.teach.shared.figure_style import BookFigure
+from rope_lib.teach.trained_models import (
     plot_attention_map,
     plot_learning_curves,
     plot_length_generalisation,
     plot_loss_curve,
     plot_offset_probe,
 )
-from rope_lib.teach.widgets.trained_models import attention_map_widget
+from rope_lib.teach.trained_models import attention_map_widget
 from test_experiment_report import report
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from glyphs import assert_chinese_figure, assert_english_figure, drawn_words, missing_glyphs
 from rope_lib.teach.exercises import check_offset_weight
-from rope_lib.teach.plotting.trained_models import (
+from rope_lib.teach.trained_models import (
     encoding_name,
     plot_attention_map,
     plot_learning_curves,
@@ -14,7 +14,7 @@ from rope_lib.teach.plotting.trained_models import (
     plot_loss_curve,
     plot_offset_probe,
 )
-from rope_lib.teach.widgets.trained_models import attention_map_widget
+from rope_lib.teach.trained_models import attention_map_widget
 from test_experiment_report import report
 from test_trained_models_figures import offset_maps
 from test_exercises import offset_weight

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from rope_lib.teach.position_tasks import IGNORE, CopyTask, LookbackTask
-from rope_lib.teach.training import masked_loss, model_for_task, train_model
+from rope_lib.teach.trained_models import CopyTask, IGNORE, LookbackTask
+from rope_lib.teach.trained_models import masked_loss, model_for_task, train_model
 
 TINY = {"dim": 32, "n_layers": 2, "n_heads": 2, "hidden_dim": 64, "device": "cpu"}
 

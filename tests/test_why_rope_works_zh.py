@@ -8,17 +8,17 @@ import pytest
 
 from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
 from rope_lib.teach.exercises import check_b_m
-from rope_lib.teach.plotting.phasors import plot_phasor_sum
-from rope_lib.teach.plotting.relative_bias import plot_relative_biases
-from rope_lib.teach.plotting.why_rope_works import (
+from rope_lib.teach.why_rope_works import plot_phasor_sum
+from rope_lib.teach.why_rope_works import plot_relative_biases
+from rope_lib.teach.why_rope_works import (
     plot_b_m_theta,
     plot_base_bounds,
     plot_base_reach,
     plot_decay_revisited,
     plot_frequency_roles,
 )
-from rope_lib.teach.widgets.phasors import phasor_widget
-from rope_lib.teach.widgets.relative_bias import relative_bias_widget
+from rope_lib.teach.why_rope_works import phasor_widget
+from rope_lib.teach.why_rope_works import relative_bias_widget
 from test_exercises import b_m
 
 Q = np.random.default_rng(0).standard_normal(128)

@@ -4,20 +4,20 @@ and the axes stay put across a figure's frames, so that a move shows as a change
 import numpy as np
 import pytest
 
-from rope_lib.teach.widgets import QUANTITY_STOPS, Control, InteractiveFigure
-from rope_lib.teach.widgets.attention_weights import attention_weights_widget
-from rope_lib.teach.widgets.complex_plane import complex_rotation_widget
-from rope_lib.teach.widgets.context_extension import context_extension_explorer
-from rope_lib.teach.widgets.frequencies import wavelength_explorer
-from rope_lib.teach.widgets.image_positions import patch_score_widget
-from rope_lib.teach.widgets.phasors import phasor_widget
-from rope_lib.teach.widgets.relative_bias import relative_bias_widget
-from rope_lib.teach.widgets.rope_2d import rope_2d_widget
-from rope_lib.teach.widgets.rope_nd import clock_widget
-from rope_lib.teach.widgets.rope_variants import variant_explorer
-from rope_lib.teach.widgets.rotations import rotation_shift_widget
-from rope_lib.teach.widgets.sinusoidal import sinusoidal_pair_widget
-from rope_lib.teach.widgets.trained_models import attention_map_widget
+from rope_lib.teach.shared.interactive import Control, InteractiveFigure, QUANTITY_STOPS
+from rope_lib.teach.tokens_and_attention import attention_weights_widget
+from rope_lib.teach.complex_numbers import complex_rotation_widget
+from rope_lib.teach.longer_contexts import context_extension_explorer
+from rope_lib.teach.rope_at_a_glance import wavelength_explorer
+from rope_lib.teach.rope_for_images import patch_score_widget
+from rope_lib.teach.why_rope_works import phasor_widget
+from rope_lib.teach.why_rope_works import relative_bias_widget
+from rope_lib.teach.rope_2d import rope_2d_widget
+from rope_lib.teach.rope_nd import clock_widget
+from rope_lib.teach.rope_variants import variant_explorer
+from rope_lib.teach.rotation_matrices import rotation_shift_widget
+from rope_lib.teach.sinusoidal_encoding import sinusoidal_pair_widget
+from rope_lib.teach.trained_models import attention_map_widget
 
 _RNG = np.random.default_rng(0)
 _WEIGHTS = _RNG.random((4, 4))
@@ -86,7 +86,7 @@ def test_axes_stay_fixed_across_frames(name):
 
 
 def test_the_checks_catch_a_short_slider_and_moving_axes():
-    from rope_lib.teach.plotting import new_figure
+    from rope_lib.teach.shared.figure_style import new_figure
 
     def draw(scale):
         fig = new_figure("a line whose height follows the slider, drawn on axes that rescale with it")

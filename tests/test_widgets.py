@@ -10,14 +10,14 @@ import pytest
 from PIL import Image
 
 from rope_lib.frequencies import wavelengths
-from rope_lib.teach import plotting
-from rope_lib.teach.plotting import BookFigure, new_figure
-from rope_lib.teach.widgets import PRINT_CAPTION_WIDTH, PRINT_DPI, Control, InteractiveFigure
+from rope_lib.teach import rope_at_a_glance
+from rope_lib.teach.shared.figure_style import BookFigure, new_figure
+from rope_lib.teach.shared.interactive import Control, InteractiveFigure, PRINT_CAPTION_WIDTH, PRINT_DPI
 
 
 def test_figures_are_book_figures_with_descriptions():
     rng = np.random.default_rng(0)
-    figures = [plotting.plot_wavelengths(64), plotting.plot_score_grid(rng.standard_normal(8), rng.standard_normal(8), range(6))]
+    figures = [rope_at_a_glance.plot_wavelengths(64), rope_at_a_glance.plot_score_grid(rng.standard_normal(8), rng.standard_normal(8), range(6))]
     for fig in figures:
         assert isinstance(fig, BookFigure)
         assert len(fig.alt_text.split()) >= 20
@@ -32,7 +32,7 @@ def test_a_figure_needs_a_description():
 
 
 def test_interactive_figure_checks_its_controls():
-    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
+    widget = InteractiveFigure(lambda d: rope_at_a_glance.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
     assert "d = 8," in widget.figure(d=8).alt_text
     with pytest.raises(ValueError, match=r"control 'd' must take one of \(8, 16\), got 12"):
         widget.figure(d=12)
@@ -43,7 +43,7 @@ def test_interactive_figure_checks_its_controls():
 
 
 def test_live_form_redraws_when_a_slider_moves():
-    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
+    widget = InteractiveFigure(lambda d: rope_at_a_glance.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
     box = widget.live()
     slider, output = box.children
     first = output.outputs
@@ -56,7 +56,7 @@ def test_static_form_has_one_frame_per_combination_and_labelled_controls():
     import json
     import re
 
-    from rope_lib.teach.widgets.frequencies import wavelength_explorer
+    from rope_lib.teach.rope_at_a_glance import wavelength_explorer
 
     widget = wavelength_explorer()
     page = widget.static_html()
@@ -71,23 +71,23 @@ def test_static_form_has_one_frame_per_combination_and_labelled_controls():
 
 
 def test_static_form_refuses_too_many_frames():
-    from rope_lib.teach.widgets import MAX_FRAMES
+    from rope_lib.teach.shared.interactive import MAX_FRAMES
 
     many = tuple(range(MAX_FRAMES + 1))
-    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(2), (Control("d", "d", many, 0),))
+    widget = InteractiveFigure(lambda d: rope_at_a_glance.plot_wavelengths(2), (Control("d", "d", many, 0),))
     with pytest.raises(ValueError, match=rf"{MAX_FRAMES + 1} = {MAX_FRAMES + 1} combinations, more than MAX_FRAMES={MAX_FRAMES}"):
         widget.static_html()
 
 
 def test_script_safe_json_cannot_close_its_script_element():
-    from rope_lib.teach.widgets import script_safe_json
+    from rope_lib.teach.shared.interactive import script_safe_json
 
     text = script_safe_json({"alt": "</script><b>"})
     assert "</" not in text and __import__("json").loads(text) == {"alt": "</script><b>"}
 
 
 def test_a_cell_shows_both_forms():
-    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
+    widget = InteractiveFigure(lambda d: rope_at_a_glance.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
     bundle = widget._repr_mimebundle_()
     assert bundle["text/html"].startswith('<div class="rope-interactive"')
     assert "text/plain" in bundle
@@ -96,7 +96,7 @@ def test_a_cell_shows_both_forms():
 
 
 def test_print_form_is_the_default_frame_captioned_with_its_settings_and_description():
-    widget = InteractiveFigure(lambda d: plotting.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
+    widget = InteractiveFigure(lambda d: rope_at_a_glance.plot_wavelengths(d), (Control("d", "dimension d", (8, 16), 16),))
     caption = widget.print_caption()
     assert "shown at dimension d = 16." in caption
     assert caption.endswith(widget.figure(d=16).alt_text)
@@ -114,15 +114,15 @@ def test_print_form_is_the_default_frame_captioned_with_its_settings_and_descrip
 def test_a_figure_shows_with_its_description_as_alt_text():
     import html
 
-    fig = plotting.plot_wavelengths(16)
+    fig = rope_at_a_glance.plot_wavelengths(16)
     shown = fig._repr_html_()
     assert shown.startswith('<img class="rope-figure" src="data:image/png;base64,')
     assert f'alt="{html.escape(fig.alt_text, quote=True)}"' in shown
 
 
 def test_phasor_widget_offers_distance_and_base_on_fixed_axes():
-    from rope_lib.teach import pair_products, rope_sum
-    from rope_lib.teach.widgets.phasors import phasor_widget
+    from rope_lib.teach.rope_nd import pair_products, rope_sum
+    from rope_lib.teach.why_rope_works import phasor_widget
 
     q = np.random.default_rng(0).standard_normal(128)
     widget = phasor_widget(q)
@@ -145,7 +145,7 @@ def test_phasor_widget_offers_distance_and_base_on_fixed_axes():
 
 
 def test_phasor_widget_live_form_redraws_when_the_distance_moves():
-    from rope_lib.teach.widgets.phasors import phasor_widget
+    from rope_lib.teach.why_rope_works import phasor_widget
 
     box = phasor_widget(np.random.default_rng(0).standard_normal(128)).live()
     distance, _base, output = box.children
@@ -156,7 +156,7 @@ def test_phasor_widget_live_form_redraws_when_the_distance_moves():
 
 def test_relative_bias_widget_offers_the_alibi_head_over_the_whole_range():
     from rope_lib.relative_bias import alibi_slopes
-    from rope_lib.teach.widgets.relative_bias import RELATIVE_BIAS_DISTANCE, relative_bias_widget
+    from rope_lib.teach.why_rope_works import RELATIVE_BIAS_DISTANCE, relative_bias_widget
 
     widget = relative_bias_widget()
     assert [c.name for c in widget.controls] == ["head"] and widget.controls[0].choice

@@ -1,4 +1,4 @@
-"""Chapter "Complex numbers and Euler's formula" (book/complex_numbers.md): its displayed equations, checked with sympy;
+r"""Chapter "Complex numbers and Euler's formula" (book/complex_numbers.md): its displayed equations, checked with sympy;
 plane vectors as complex numbers and Euler's formula as the limit of a power series; its figures and interactive
 figure; and the auto-check of its exercise. "2D rotation matrices" turns pairs with `pair_to_complex` and
 `complex_to_pair` too.

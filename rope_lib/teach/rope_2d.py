@@ -360,8 +360,9 @@ SHIFTS = tuple(range(8))
 """The shifts s the second slider offers: both tokens move by s."""
 KEY_POSITION = 1
 """The key's position n, fixed: moving m alone already changes m − n."""
-THETA = 0.35
-"""The angle per position θ (radians), fixed, so that 8 × 8 frames show every m − n and every shift."""
+WIDGET_THETA = 0.35
+"""The interactive figure's angle per position θ (radians), fixed, so that 8 × 8 frames show every m − n and every
+shift. (THETA is the derivation's symbol θ.)"""
 GRID_POSITIONS = max(QUERY_POSITIONS) + max(SHIFTS) + 1
 """The heatmap's side: room for the query at m + s with the largest m and s."""
 
@@ -371,7 +372,7 @@ def rope_2d_widget(*, lang: str = "en") -> InteractiveFigure:
     require_language(lang)
 
     def draw(m, shift):
-        return plot_rope_2d(m, KEY_POSITION, THETA, shift, positions=GRID_POSITIONS, lang=lang)
+        return plot_rope_2d(m, KEY_POSITION, WIDGET_THETA, shift, positions=GRID_POSITIONS, lang=lang)
 
     return InteractiveFigure(
         draw=draw,

@@ -1,4 +1,4 @@
-"""Chapter "2D rotation matrices" (book/rotation_matrices.md): its displayed equations, checked with sympy; its figures
+r"""Chapter "2D rotation matrices" (book/rotation_matrices.md): its displayed equations, checked with sympy; its figures
 and interactive figure; and the auto-check of its exercise.
 
 Each entry of `CHECKS` returns the `Check` of one labelled display: its sides in the page's order

@@ -16,7 +16,7 @@ import jupytext
 import nbclient
 import nbformat
 
-from rope_lib.teach.exercises.checking import NOT_YET
+from rope_lib.teach.shared.checking import NOT_YET
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "book" / "_ext"))
 import student_notebooks  # noqa: E402

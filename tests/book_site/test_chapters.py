@@ -30,8 +30,6 @@ def public_library_names() -> set[str]:
     """Functions and classes defined in rope_lib's own modules, by name."""
     names = set()
     for info in pkgutil.walk_packages(rope_lib.__path__, "rope_lib."):
-        if info.name.startswith("rope_lib.teach.derivations."):
-            continue  # a chapter's equation checks, reached through its CHECKS table and tested there (test_derivations_*)
         module = importlib.import_module(info.name)
         for name, obj in vars(module).items():
             if not name.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == info.name:

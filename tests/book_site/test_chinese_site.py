@@ -270,7 +270,7 @@ def test_a_missing_glyph_in_a_cell_is_found():
     import logging
     import warnings
 
-    from rope_lib.teach.plotting.style import new_figure
+    from rope_lib.teach.shared.figure_style import new_figure
 
     figure = new_figure("一幅图，标签里有中文和数学公式混在一起")
     figure.add_subplot().set_xlabel(r"距离 $m-n$")

@@ -26,7 +26,7 @@ import nbformat
 import pytest
 
 from paths import ROOT
-from rope_lib.teach.exercises.checking import NOT_YET
+from rope_lib.teach.shared.checking import NOT_YET
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import student_notebooks  # noqa: E402

@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from paths import ROOT, chapters, chinese_chapters
-from rope_lib.teach.exercises.checking import NOT_YET
+from rope_lib.teach.shared.checking import NOT_YET
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import chinese_lines  # noqa: E402

@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from paths import ROOT
-from rope_lib.teach.symbolic import assert_equal, assert_relative_only, rotation_matrix as R
+from rope_lib.teach.shared.symbolic import assert_equal, assert_relative_only, rotation_matrix as R
 
 F = sp.Matrix([[1, 0], [0, -1]])
 a, b, theta = sp.symbols("alpha beta theta", real=True)
