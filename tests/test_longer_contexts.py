@@ -1,11 +1,12 @@
-"""Chapter "Longer contexts" in both languages: its figures, its explorer and its check speak Chinese with lang="zh",
-draw every glyph, keep their English by default, and refuse an unknown language."""
+"""Chapter "Longer contexts" (rope_lib.teach.longer_contexts; both editions): its figures, explorer and check in both
+languages, and the facts it states about DeepSeek's YaRN, against transformers' own code."""
 
 import re
 
 import numpy as np
 import pytest
 import torch
+from test_exercises import rotate_cache
 
 import rope_lib
 from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
@@ -13,6 +14,7 @@ from rope_lib.teach.exercises import check_rotate_cache
 from rope_lib.teach.longer_contexts import (
     METHOD_NAMES,
     METHOD_NAMES_ZH,
+    context_extension_explorer,
     method_name,
     plot_angle_coverage,
     plot_cache_gaps,
@@ -20,8 +22,9 @@ from rope_lib.teach.longer_contexts import (
     plot_scaled_frequencies,
     plot_similarity_vs_distance,
 )
-from rope_lib.teach.longer_contexts import context_extension_explorer
-from test_exercises import rotate_cache
+
+
+# --- both languages: the figures, the explorer and the check ----------------------------------------------------------
 
 def gaps(lang):
     """The chapter's measured gaps, labelled as the chapter of that language labels them."""
@@ -108,3 +111,31 @@ def test_each_hint_in_both_languages(wrong, en, zh):
 def test_the_check_refuses_an_unknown_language():
     with pytest.raises(ValueError, match="lang"):
         check_rotate_cache(rotate_cache, lang="fr")
+
+
+# --- the facts the chapter states about DeepSeek's YaRN, against transformers' own code -------------------------------
+
+deepseek_v3 = pytest.importorskip("transformers.models.deepseek_v3.modeling_deepseek_v3")
+
+
+@pytest.mark.parametrize("factor", [4.0, 16.0, 40.0])
+def test_deepseek_yarn_puts_its_temperature_into_the_softmax_scale(factor):
+    rule = rope_lib.RopeScaling("yarn", factor, original_max_len=4096, mscale=1.0, mscale_all_dim=1.0)
+    assert rule.attention_factor == 1.0  # cos and sin are not scaled
+    scale = deepseek_v3.yarn_apply_mscale({"rope_type": "yarn", "factor": factor, "mscale_all_dim": 1.0}, 1.0)
+    assert scale == pytest.approx(rope_lib.scaling.yarn_attention_factor(factor) ** 2, rel=1e-15)
+    assert scale > 1.0
+    assert deepseek_v3.yarn_apply_mscale({"rope_type": "default"}, 1.0) == 1.0  # plain RoPE: the scale stays 1/√d
+
+
+def test_the_two_places_for_the_factor_give_the_same_attention_weights():
+    """YaRN's factor on cos and sin of q and k, or its square on the softmax scale: one set of weights."""
+    factor = rope_lib.scaling.yarn_attention_factor(16.0)
+    gen = torch.Generator().manual_seed(0)
+    q = torch.randn(1, 1, 1, 32, dtype=torch.float64, generator=gen)
+    k = torch.randn(1, 5, 1, 32, dtype=torch.float64, generator=gen)
+    positions = torch.arange(5)
+    plain = (rope_lib.apply_rope(q, [7], layout="interleaved") * rope_lib.apply_rope(k, positions, layout="interleaved")).sum(-1)[0, :, 0]
+    scaled = (rope_lib.apply_rope(q, [7], attention_factor=factor, layout="interleaved") * rope_lib.apply_rope(k, positions, attention_factor=factor, layout="interleaved")).sum(-1)[0, :, 0]
+    torch.testing.assert_close(torch.softmax(scaled / 32**0.5, -1), torch.softmax(factor**2 * plain / 32**0.5, -1))
+    assert not torch.allclose(torch.softmax(plain / 32**0.5, -1), torch.softmax(scaled / 32**0.5, -1))  # the factor matters
