@@ -1,4 +1,4 @@
-"""rope_lib.teach.displayed_equations: a chapter's labelled equations read from its source, parsed by sympy
+"""rope_lib.teach.shared.displayed_equations: a chapter's labelled equations read from its source, parsed by sympy
 as displayed, and checked; what the parser reads and refuses, and what a Page demands of a chapter."""
 
 import re

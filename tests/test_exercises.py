@@ -1,4 +1,4 @@
-"""rope_lib.exercises: each check passes the chapter's reference solution, and fails typical wrong
+"""rope_lib.teach.exercises: each check passes the chapter's reference solution, and fails typical wrong
 answers with a hint that names the property that failed, never raising for a wrong answer."""
 
 import cmath

@@ -2,7 +2,7 @@
 
 Such a solution holds a display of its steps (a `{math}` block, unlabelled: the chapter's labelled equations are its
 own) and a code cell tagged hide-input whose first line is MARKER. The cell uses `sp`, `np` and
-`rope_lib.teach.symbolic` only, so it runs here on its own. Each top-level call of `symbolic.assert_equal`,
+`rope_lib.teach.shared.symbolic` only, so it runs here on its own. Each top-level call of `symbolic.assert_equal`,
 `assert_zero` or `assert_relative_only` checks one step; the test plants a slip in each call in turn (a stray symbol
 added to one side) and sees the cell fail, so that no step's check is idle.
 """

@@ -6,12 +6,12 @@ import re
 
 import pytest
 import torch
-from test_exercises import bf16_position_error
 
 from glyphs import has_chinese, missing_glyphs
 from paths import ROOT
 from rope_lib.teach.exercises import check_bf16_position_error
 from rope_lib.teach.implementations_and_speed import RECORD_KEYS, load_report, lookup, plot_speed, seq_lens
+from test_exercises import bf16_position_error
 
 
 # --- what the chapter reads of a `make bench` report, and nothing else ------------------------------------------------

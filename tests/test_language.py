@@ -1,4 +1,4 @@
-"""rope_lib.teach.language: the book's two languages, the one way a helper picks its words, and how Chinese words are
+"""rope_lib.teach.shared.language: the book's two languages, the one way a helper picks its words, and how Chinese words are
 counted."""
 
 import pytest

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 import torch
 from matplotlib.text import Annotation
-from test_exercises import failed, permute_rows, rope_half, rotate_qk
 
 import rope_lib
 import rope_lib.layouts
@@ -23,6 +22,7 @@ from rope_lib.teach.llama_implementation import PAIRING_ROWS
 from rope_lib.teach.shared.figure_style import BookFigure
 from rope_lib.teach.shared.language import word_count
 from rope_lib.teach.shared.source_listing import SourceListing
+from test_exercises import failed, permute_rows, rope_half, rotate_qk
 
 
 # --- both languages: the figure, the source listings' captions, the checks --------------------------------------------

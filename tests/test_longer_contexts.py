@@ -6,7 +6,6 @@ import re
 import numpy as np
 import pytest
 import torch
-from test_exercises import rotate_cache
 
 import rope_lib
 from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
@@ -22,6 +21,7 @@ from rope_lib.teach.longer_contexts import (
     plot_scaled_frequencies,
     plot_similarity_vs_distance,
 )
+from test_exercises import rotate_cache
 
 
 # --- both languages: the figures, the explorer and the check ----------------------------------------------------------

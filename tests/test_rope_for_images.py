@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 import pytest
-from test_exercises import axial_rotate
 
 from glyphs import assert_english_figure, drawn_words, has_chinese, missing_glyphs
 from rope_lib.teach.exercises import check_axial_rotate
@@ -20,6 +19,7 @@ from rope_lib.teach.rope_for_images import (
 from rope_lib.teach.shared.figure_style import BookFigure
 from rope_lib.teach.shared.interactive import MAX_FRAMES
 from rope_lib.teach.shared.language import word_count
+from test_exercises import axial_rotate
 
 
 # --- the figures: described from their own numbers, every control moving them -----------------------------------------

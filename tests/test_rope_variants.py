@@ -7,7 +7,6 @@ import re
 import numpy as np
 import pytest
 import torch
-from test_exercises import longrope_frequencies
 
 import rope_lib
 from glyphs import has_chinese, missing_glyphs
@@ -28,6 +27,7 @@ from rope_lib.teach.rope_variants import (
     variant_frequencies,
 )
 from rope_lib.teach.shared.interactive import MAX_FRAMES
+from test_exercises import longrope_frequencies
 
 
 # --- RoPE with linear attention (RoFormer eq. 19) against its weights written out -------------------------------------

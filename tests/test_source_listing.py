@@ -1,4 +1,4 @@
-"""rope_lib.teach.source_listing: another project's code shown from the installed package, lines named by fragments."""
+"""rope_lib.teach.shared.source_listing: another project's code shown from the installed package, lines named by fragments."""
 
 import functools
 

@@ -1,4 +1,4 @@
-"""rope_lib.teach.symbolic: the 2D solution is a rotation whose inner product is g, Abel summation, and
+"""rope_lib.teach.shared.symbolic: the 2D solution is a rotation whose inner product is g, Abel summation, and
 every check can fail when fed something false."""
 
 import pytest

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
-from test_exercises import attention_by_hand
 
 from glyphs import has_chinese, missing_glyphs
 from rope_lib.teach import tokens_and_attention
@@ -29,6 +28,7 @@ from rope_lib.teach.tokens_and_attention import (
     token_ids,
     tokenize,
 )
+from test_exercises import attention_by_hand
 
 
 # --- the tokenizer, the embeddings and position-free attention, against slow obvious references -----------------------

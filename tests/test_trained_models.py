@@ -8,7 +8,6 @@ import json
 import numpy as np
 import pytest
 import torch
-from test_exercises import offset_weight
 from torch import nn
 
 from glyphs import assert_chinese_figure, assert_english_figure, drawn_words, missing_glyphs
@@ -50,6 +49,7 @@ from rope_lib.teach.trained_models.experiment_report import (
     probe_over_seeds,
     runs_of,
 )
+from test_exercises import offset_weight
 
 
 # --- the position tasks: each task's targets are the tokens its rule names, from a seeded generator -------------------

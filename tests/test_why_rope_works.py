@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
-from test_exercises import b_m
 
 from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
 from rope_lib import inv_freq
@@ -37,6 +36,7 @@ from rope_lib.teach.why_rope_works import (
     rounding_interval,
     smallest_base,
 )
+from test_exercises import b_m
 
 
 # --- B_{m,θ} = Σ cos(mθ_i), and the smallest base keeping it non-negative (Men et al. 2024) ---------------------------

@@ -1,5 +1,6 @@
-"""The chapter "RoPE at a glance" in both languages: its score grid, wavelength explorer and exercise check speak
-Chinese with lang="zh", draw every glyph, keep their English by default, and refuse a language the book does not have."""
+"""Chapter "RoPE at a glance" (rope_lib.teach.rope_at_a_glance; both editions): its score grid, wavelength explorer
+and exercise check speak Chinese with lang="zh", draw every glyph, keep their English by default, and refuse a language
+the book does not have."""
 
 import re
 
@@ -10,9 +11,9 @@ from glyphs import assert_chinese_figure, assert_english_figure, has_chinese
 from paths import ROOT
 from rope_lib.rotation import rotary_matrix
 from rope_lib.teach.exercises import check_rope_pairs
-from rope_lib.teach.rope_at_a_glance import plot_score_grid
-from rope_lib.teach.rope_at_a_glance import wavelength_explorer
+from rope_lib.teach.rope_at_a_glance import plot_score_grid, wavelength_explorer
 from test_exercises import rope_pairs
+
 
 RNG = np.random.default_rng(0)
 Q, K = RNG.standard_normal(16), RNG.standard_normal(16)

@@ -1,4 +1,4 @@
-"""difference_text: a largest difference as the book's prose writes it."""
+"""rope_lib.teach.shared.difference_wording.difference_text: a largest difference as the book's prose writes it."""
 
 import numpy as np
 import pytest

@@ -1,17 +1,41 @@
-"""The chapter "2D rotation matrices" in both languages: its figures, its widget and its exercise check speak the
-reader's language (English by default, unchanged), draw every Chinese glyph, and refuse a language they do not know."""
+"""Chapter "2D rotation matrices" (rope_lib.teach.rotation_matrices; both editions): the rotation matrix is read off
+the complex product; its figures, widget and check in both languages. Its derivation is checked with the other
+chapters' in tests/test_derivations.py."""
 
 import numpy as np
 import pytest
+import sympy as sp
 
+import rope_lib
 from glyphs import has_chinese, missing_glyphs
+from rope_lib.teach import rotation_matrices
 from rope_lib.teach.exercises import check_rotate
+from rope_lib.teach.rotation_matrices import (
+    plot_rotated_query_key,
+    plot_rotation_composition,
+    rotation_shift_widget,
+    turn_text,
+)
 from rope_lib.teach.shared.language import word_count
-from rope_lib.teach.rotation_matrices import plot_rotated_query_key, plot_rotation_composition
-from rope_lib.teach.rotation_matrices import turn_text
-from rope_lib.teach.rotation_matrices import rotation_shift_widget
+from test_derivations import same
 from test_exercises import rotate
 
+
+# --- the rotation matrix, read off the complex product ----------------------------------------------------------------
+
+def test_the_rotation_matrix_is_read_off_the_complex_product():
+    """rotation(θ), for which every R(…) of the rotation chapter stands, is the matrix of (a + ib) ↦ (a + ib)e^{iθ}:
+    the usual [[cos, −sin], [sin, cos]], and rope_lib's rotation_matrix_2d in floating point."""
+    theta = sp.Symbol("theta", real=True)
+    written_out = sp.Matrix([[sp.cos(theta), -sp.sin(theta)], [sp.sin(theta), sp.cos(theta)]])
+    assert same(rotation_matrices.rotation(theta), written_out)
+    assert same(rotation_matrices.rotation(theta) * sp.Matrix(sp.symbols("a b", real=True)), rotation_matrices.turned(theta))
+    for angle in (0.0, 0.7, -2.5, 40.0):
+        exact = np.array(rotation_matrices.rotation(sp.Float(angle)).evalf(), dtype=float)
+        assert np.allclose(exact, rope_lib.rotation.rotation_matrix_2d(angle), rtol=0, atol=1e-15)
+
+
+# --- both languages: the figures, widget and check --------------------------------------------------------------------
 
 FIGURES = {
     "plot_rotation_composition": lambda lang: plot_rotation_composition([1.2, 0.4], np.radians(50), np.radians(70), lang=lang),

@@ -1,5 +1,6 @@
-"""Chapter "Absolute sinusoidal encoding" in both languages: its figures, its widget and its check speak Chinese with
-lang="zh", draw every glyph, keep their English by default, and refuse an unknown language."""
+"""Chapter "Absolute sinusoidal encoding" (rope_lib.teach.sinusoidal_encoding; both editions): the pair turns clockwise
+and RoPE counter-clockwise; the report names each unchecked line for what it is; its figures, widget and check in both
+languages. Its derivation is checked with the other chapters' in tests/test_derivations.py."""
 
 import re
 
@@ -8,16 +9,56 @@ import pytest
 
 import rope_lib
 from glyphs import assert_chinese_figure, assert_english_figure, drawn_words, has_chinese
-from rope_lib.teach.tokens_and_attention import projection
+from paths import ROOT
+from rope_lib.teach import sinusoidal_encoding
 from rope_lib.teach.exercises import check_walk_encoding
+from rope_lib.teach.shared.displayed_equations import Page
 from rope_lib.teach.sinusoidal_encoding import (
     plot_absolute_scores_under_shift,
     plot_sinusoidal_encoding,
     plot_sinusoidal_pair,
+    sinusoidal_pair_widget,
 )
-from rope_lib.teach.sinusoidal_encoding import sinusoidal_pair_widget
+from rope_lib.teach.tokens_and_attention import projection
 from test_exercises import walk_encoding
 
+
+# --- the derivation's claims ------------------------------------------------------------------------------------------
+
+def test_the_sinusoidal_pair_turns_clockwise_and_rope_counter_clockwise():
+    """The claim under eq. sin-shift: the same angle per position, opposite directions, from the coordinate order alone."""
+    d, t = 16, 2
+    w = rope_lib.inv_freq(d)[t]
+    turn = lambda u, v: np.arctan2(u[0] * v[1] - u[1] * v[0], u @ v)  # noqa: E731  counter-clockwise > 0
+    before, after = rope_lib.sinusoidal.sinusoidal_pair(3, t, d), rope_lib.sinusoidal.sinusoidal_pair(4, t, d)
+    assert np.allclose(after, rope_lib.rotation.rotation_matrix_2d(-w) @ before) and np.isclose(turn(before, after), -w)
+    assert np.allclose(after[::-1], rope_lib.rotation.rotation_matrix_2d(w) @ before[::-1])
+    x = np.array([0.6, 0.8])
+    block = rope_lib.rotation.rotary_matrix(1, d)[2 * t : 2 * t + 2, 2 * t : 2 * t + 2]
+    assert np.allclose(block, rope_lib.rotation.rotation_matrix_2d(w)) and np.isclose(turn(x, block @ x), w)
+
+
+UNCHECKED_KINDS = {"a definition": "定义", "the goal": "目标", "a statement whose proof is the text": "由正文证明的命题"}
+"""What an unchecked line of a deriving chapter may be, as its reason begins, in English and Chinese (issue 36)."""
+
+
+@pytest.mark.parametrize("book", ["book", "book/zh"])
+def test_the_sinusoidal_report_says_what_kind_each_unchecked_line_is(book):
+    """sin-additive and sin-encoding are definitions, and the page's report, in either edition, says so first."""
+    lang = "zh" if book == "book/zh" else "en"
+    for why in sinusoidal_encoding.UNCHECKED.values():
+        assert why.en.startswith(tuple(f"{kind}: " for kind in UNCHECKED_KINDS)), why.en
+        assert why.zh.startswith(tuple(f"{kind}：" for kind in UNCHECKED_KINDS.values())), why.zh
+    assert set(sinusoidal_encoding.UNCHECKED) == {"sin-additive", "sin-encoding"}
+    report = Page(ROOT / book / sinusoidal_encoding.CHAPTER, sinusoidal_encoding.CHECKS,
+                  unchecked=sinusoidal_encoding.UNCHECKED, lang=lang).report()
+    shown = report._repr_markdown_()
+    for label in sinusoidal_encoding.UNCHECKED:
+        kind = "a definition: " if lang == "en" else "定义："
+        assert re.search(rf"{{eq}}`{label}`(: |：){kind}", shown), shown
+
+
+# --- both languages: the figures, widget and check --------------------------------------------------------------------
 
 def shifted_scores(lang):
     rng = np.random.default_rng(0)

@@ -1,4 +1,5 @@
-"""Figures come from rope_lib, carry a description, and widgets offer only values they can draw."""
+"""rope_lib.teach.shared.interactive: figures come from rope_lib, carry a description, and interactive figures offer only
+values they can draw."""
 
 import base64
 import io
