@@ -37,6 +37,8 @@ from .shared.figure_style import draw_arrow, draw_unit_circle, new_figure, serie
 from .shared.interactive import Control, InteractiveFigure
 from .shared.language import Words, require_language, text
 
+# --- the derivation: the chapter's displayed equations, checked as displayed ------------------------------------------
+
 CHAPTER = "complex_numbers.md"
 
 I = sp.I

@@ -19,6 +19,8 @@ from .shared.interactive import Control, InteractiveFigure
 from .shared.language import Words, require_language, text
 from .why_rope_works.base_bound import similarity_curve
 
+# --- figures: unseen angles, rescaled frequencies, and the score against distance -------------------------------------
+
 _RULE_LABELS = {
     "linear": "position interpolation",
     "ntk": "NTK-aware",

@@ -25,6 +25,8 @@ from .shared.interactive import Control, InteractiveFigure
 from .shared.language import Words, require_language, text
 from .shared.symbolic import as_complex, rope_2d, rotation_matrix
 
+# --- the derivation: RoFormer eq. 11 solved in the plane, then verified -----------------------------------------------
+
 CHAPTER = "rope_2d.md"
 
 _R = rope_2d()

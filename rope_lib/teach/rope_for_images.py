@@ -17,6 +17,8 @@ from .shared.figure_style import DIVERGING_CMAP, new_figure, series_style
 from .shared.interactive import Control, InteractiveFigure
 from .shared.language import Words, require_language, text
 
+# --- figures: scores across a grid of patches, and M-RoPE's three streams ---------------------------------------------
+
 PATCH_RULES = ("axial", "diagonal")
 """The 2D rules the patch-score figure compares: axial RoPE, and mixed frequencies that all point along the diagonal
 (1, 1)/√2, one of the tables RoPE-Mixed can learn and axial RoPE cannot express."""

@@ -33,6 +33,8 @@ from .shared.interactive import Control, InteractiveFigure
 from .shared.language import Words, require_language, text
 from .shared.symbolic import as_complex, as_vector
 
+# --- the derivation: the rotation matrix read off the complex product, checked as displayed ---------------------------
+
 CHAPTER = "rotation_matrices.md"
 
 a, b, theta, alpha, beta, m, n = sp.symbols("a b theta alpha beta m n", real=True)

@@ -25,6 +25,8 @@ from .shared.interactive import Control, InteractiveFigure
 from .shared.language import Words, require_language, text
 from .shared.symbolic import rotation_matrix
 
+# --- the derivation: the sinusoidal table's identities, checked as displayed ------------------------------------------
+
 CHAPTER = "sinusoidal_encoding.md"
 
 M, N = sp.symbols("m n", real=True)  # positions
