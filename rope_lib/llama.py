@@ -345,7 +345,7 @@ class Model(nn.Module):
     `rope_lib.hf.from_hf_state_dict` builds one holding a Hugging Face model's weights."""
 
     @checked_by(_model_arguments)
-    def __init__(self, config: ModelConfig):
+    def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
         device = default_device() if config.device is None else torch.device(config.device)
