@@ -8,7 +8,7 @@ interleaved layout. Whatever rope_lib cannot honour is refused by its key, never
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 import torch
 
@@ -25,12 +25,12 @@ A Llama 3.1 config says 131,072, which in bf16 would be 16 GiB of cache for the 
 
 def from_hf_state_dict(
     state_dict: Mapping[str, torch.Tensor],
-    hf_config,
+    hf_config: Any,
     *,
     layout: str,
     max_seq_len: int | None = None,
     max_batch_size: int = 1,
-    device=None,
+    device: torch.device | str | None = None,
 ) -> Model:
     """A model holding the weights of a Hugging Face `LlamaForCausalLM` (its `state_dict()`), whose config
     (a `LlamaConfig` or its `to_dict()`) is read by `config_from_hf`. The weights keep their dtype.
@@ -185,7 +185,15 @@ def _scaling_rule(kind: str, params: dict, number, factors, max_position_embeddi
     )
 
 
-def config_from_hf(hf_config, *, layout: str, max_seq_len: int | None = None, max_batch_size: int = 1, dtype=torch.float32, device=None) -> ModelConfig:
+def config_from_hf(
+    hf_config: Any,
+    *,
+    layout: str,
+    max_seq_len: int | None = None,
+    max_batch_size: int = 1,
+    dtype: torch.dtype = torch.float32,
+    device: torch.device | str | None = None,
+) -> ModelConfig:
     """A `ModelConfig` from a Hugging Face `LlamaConfig` (read by attribute, nothing imported) or its dict.
 
     layout: as `from_hf_state_dict`'s. max_seq_len=None: `CACHE_POSITIONS`, or the config's max_position_embeddings

@@ -345,7 +345,7 @@ class Model(nn.Module):
     `rope_lib.hf.from_hf_state_dict` builds one holding a Hugging Face model's weights."""
 
     @checked_by(_model_arguments)
-    def __init__(self, config: ModelConfig):
+    def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
         device = default_device() if config.device is None else torch.device(config.device)
@@ -394,27 +394,38 @@ class Model(nn.Module):
             layer.attention.cache.reset()
 
     @checked_by(_model_checks.forward_arguments)
-    def forward(self, tokens: torch.Tensor, start_pos: int = 0, *, use_cache: bool = True) -> torch.Tensor:
-        """tokens (B, T) at positions start_pos … start_pos + T − 1 → logits (B, T, vocab_size) in float32
-        (float64 for a float64 model).
+    def forward(
+        self,
+        tokens: torch.Tensor,
+        start_pos: int = 0,
+        *,
+        use_cache: bool = True,
+    ) -> torch.Tensor:
+        """tokens (B, T) at positions start_pos … start_pos + T − 1 →
+        logits (B, T, vocab_size) in float32 (float64 for a float64 model).
 
-        use_cache=True: calls come in order, a prefill at 0, then steps at its length (inference).
-        use_cache=False: the T tokens attend causally to each other only, no cache is read or written
-        (training; start_pos must then be 0).
+        use_cache=True: calls come in order, a prefill at 0, then steps at
+        its length (inference). use_cache=False: the T tokens attend
+        causally to each other only, no cache is read or written (training;
+        start_pos must then be 0).
         """
         h = self.tok_embeddings(tokens)  # (B, T, dim)
         seq = tokens.shape[1]
         end = start_pos + seq
-        if self.config.position_encoding == "learned":
-            h = h + self.pos_embeddings.weight[start_pos:end]  # (T, dim), broadcast over B
-        elif self.config.position_encoding == "sinusoidal":
+        encoding = self.config.position_encoding
+        if encoding == "learned":
+            # (T, dim), broadcast over B
+            h = h + self.pos_embeddings.weight[start_pos:end]
+        elif encoding == "sinusoidal":
             table = self.pos_table
-            if end > table.shape[0]:  # a pass longer than the table (use_cache=False): the same formula, further
-                table = torch.from_numpy(sinusoidal_encoding(end, self.config.dim)).to(table)
+            if end > table.shape[0]:  # past the table: the formula, further
+                longer = sinusoidal_encoding(end, self.config.dim)
+                table = torch.from_numpy(longer).to(table)
             h = h + table[start_pos:end]  # (T, dim)
+        # what every layer shares: the positions' cos and sin
+        # (T, rotary_dim/2), and the mask
         positions = torch.arange(start_pos, end, device=h.device)
-        # what every layer shares: the positions' cos and sin (T, rotary_dim/2), and the mask
-        rope = None if self.rope is None else self.rope(positions, seq_len=end)
+        rope = None if self.rope is None else self.rope(positions, end)
         mask = self.mask(start_pos, seq, h.dtype)
         for layer in self.layers:
             h = layer(h, start_pos, rope, mask, use_cache)

@@ -19,6 +19,7 @@ take their arguments unchecked.
 from __future__ import annotations
 
 import torch
+from numpy.typing import ArrayLike
 
 from . import frequencies
 from ._validate import (
@@ -69,7 +70,11 @@ def scaling_arguments(a, positions: torch.Tensor) -> None:
 
 @checked_by(rope_angles_arguments)
 def rope_angles(
-    positions, dim: int, *, base: float = DEFAULT_BASE, inv_freq=None
+    positions: torch.Tensor | range | list[int],
+    dim: int,
+    *,
+    base: float = DEFAULT_BASE,
+    inv_freq: ArrayLike | None = None,
 ) -> torch.Tensor:
     """m·θ_i in float64, shape positions.shape + (dim/2,), on the
     positions' device.
@@ -97,15 +102,15 @@ def rope_cos_sin_arguments(a) -> None:
 
 @checked_by(rope_cos_sin_arguments)
 def rope_cos_sin(
-    positions,
+    positions: torch.Tensor | range | list[int],
     dim: int,
     *,
     base: float = DEFAULT_BASE,
     dtype: torch.dtype = torch.float32,
-    inv_freq=None,
+    inv_freq: ArrayLike | None = None,
     attention_factor: float = 1.0,
     scaling: RopeScaling | None = None,
-):
+) -> tuple[torch.Tensor, torch.Tensor]:
     """cos(m·θ_i) and sin(m·θ_i), each shape positions.shape + (dim/2,),
     cast to `dtype` at the end.
 
@@ -200,12 +205,12 @@ def apply_rope_arguments(a) -> None:
 @checked_by(apply_rope_arguments)
 def apply_rope(
     x: torch.Tensor,
-    positions,
+    positions: torch.Tensor | range | list[int],
     *,
     layout: str,
     order: str | None = None,
     base: float = DEFAULT_BASE,
-    inv_freq=None,
+    inv_freq: ArrayLike | None = None,
     attention_factor: float = 1.0,
     rotary_dim: int | None = None,
     scaling: RopeScaling | None = None,
@@ -243,7 +248,13 @@ def precompute_freqs_cis_arguments(a) -> None:
 
 @checked_by(precompute_freqs_cis_arguments)
 def precompute_freqs_cis(
-    dim: int, end: int, theta: float = DEFAULT_BASE, *, dtype: torch.dtype = torch.complex64, device=None, inv_freq=None
+    dim: int,
+    end: int,
+    theta: float = DEFAULT_BASE,
+    *,
+    dtype: torch.dtype = torch.complex64,
+    device: torch.device | str | None = None,
+    inv_freq: ArrayLike | None = None,
 ) -> torch.Tensor:
     """e^{i·m·θ_j} for m = 0 … end−1, shape (end, dim/2): Meta's table of unit complex numbers.
 

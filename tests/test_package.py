@@ -2,6 +2,7 @@
 
 import ast
 import importlib.metadata
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,17 @@ def test_the_top_level_holds_what_a_practitioner_uses():
     assert public == PRACTITIONER_API, "a name at the top level that __all__ does not list"
     assert rope_lib.scaling.yarn_inv_freq and rope_lib.llama.Attention and rope_lib.relative_bias.t5_relative_bucket
     assert rope_lib.__version__ == importlib.metadata.version("rope_lib")
+
+
+def test_every_public_signature_is_annotated():
+    """py.typed promises type hints: every parameter and return of the top level's functions and constructors."""
+    for name in PRACTITIONER_API:
+        obj = getattr(rope_lib, name)
+        if not callable(obj):
+            continue
+        signature = inspect.signature(obj.__init__ if inspect.isclass(obj) else obj)
+        bare = [p for p, v in signature.parameters.items() if p != "self" and v.annotation is inspect.Parameter.empty]
+        assert not bare and signature.return_annotation is not inspect.Signature.empty, f"{name}: {bare or 'return'}"
 
 
 def test_public_api_is_flat_and_complete():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from ..._validate import checked_by, compute_dtype, refuse
+from ..._validate import checked_by, compute_dtype, refuse, require_token_positions
 from ...llama import Model
 from ...relative_bias import alibi_bias
 
@@ -27,11 +27,7 @@ def _layer_scores_arguments(a) -> None:
         raise ValueError(f"x must be a tensor of shape (B, T, dim={model.config.dim}), got {getattr(x, 'shape', type(x).__name__)}")
     if x.dtype != model.config.dtype or x.device != model.device:
         raise TypeError(f"x must have the model's dtype {model.config.dtype} on {model.device}, got {x.dtype} on {x.device}")
-    positions = torch.as_tensor(a["positions"])
-    if positions.dtype.is_floating_point or positions.dtype == torch.bool:
-        raise TypeError(f"positions must hold integers (token indices), got dtype {positions.dtype}")
-    if positions.shape not in ((x.shape[1],), tuple(x.shape[:2])):
-        raise ValueError(f"positions must have shape (T,) = ({x.shape[1]},) or (B, T) = {tuple(x.shape[:2])}, got {tuple(positions.shape)}")
+    positions = require_token_positions(a["positions"], *x.shape[:2], device=None)  # any device: moved to x's
     if positions.numel() and int(positions.min()) < 0:
         raise ValueError(f"positions must be non-negative, got {int(positions.min())}")
 
