@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from test_attention import meta_model_parallel  # noqa: F401  (the fixture: fairscale's one-process model-parallel init)
+from test_llama import meta_model_parallel  # noqa: F401  (the fixture: fairscale's one-process model-parallel init)
 
 from rope_lib.layer_schedule import attention_temperature, rope_layers
 

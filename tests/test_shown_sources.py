@@ -3,7 +3,7 @@ packages: each shown function agrees with rope_lib's on random inputs, and none 
 rope_lib/.
 
 Meta's `Attention.forward` (with GQA, a prefill and single decoding steps) is checked against `rope_lib.llama.Attention` in
-test_attention.py, test_matches_metas_reference_attention.
+test_llama.py, test_matches_metas_reference_attention.
 """
 
 import inspect
@@ -15,7 +15,7 @@ import torch
 
 import rope_lib
 from paths import ROOT
-from test_attention import meta_model_parallel  # noqa: F401  (a fixture: fairscale's model parallel for one process)
+from test_llama import meta_model_parallel  # noqa: F401  (a fixture: fairscale's model parallel for one process)
 
 meta = pytest.importorskip("llama_models.llama3.model")
 hf = pytest.importorskip("transformers.models.llama.modeling_llama")

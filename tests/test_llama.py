@@ -1,61 +1,19 @@
-"""`rope_lib.Model`, the whole decoder, against Hugging Face's `LlamaForCausalLM` with the same weights.
+"""rope_lib.llama: the decoder against Hugging Face's `LlamaForCausalLM` with the same weights (tests/hf_models.py),
+its attention block against Meta's module, the KV cache, sampling, the position encodings other than RoPE, and
+every bad config or call refused by name.
 
-Every Hugging Face model here is built from a tiny random `LlamaConfig` in code (nothing is downloaded):
-vocabulary 97, width 64, 4 query heads of 16 coordinates sharing 2 key/value heads, 2 layers.
+An attention test runs the block of a one-layer model as `Model.forward` runs it (tests/attention_block.py).
 """
 
 import pytest
 import torch
 
 import rope_lib
-from rope_lib import Model, ModelConfig, RopeScaling, config_from_hf, from_hf_state_dict, permute_rows_to_interleaved, scaling_from_hf
+from rope_lib import Model, ModelConfig, permute_rows_to_interleaved, RopeScaling
+from rope_lib.llama import causal_mask, default_device, KVCache
 
-VOCAB, ORIGINAL = 97, 16
-LONG = 40
-"""The sequences of the scaling tests: 40 tokens, past the original context of 16 positions."""
-
-ROPE_CASES = {
-    "default": ({"rope_type": "default", "rope_theta": 10000.0}, 64),
-    "linear": ({"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}, ORIGINAL),
-    "dynamic": ({"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 4.0}, ORIGINAL),
-    "yarn": ({"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": ORIGINAL}, 4 * ORIGINAL),
-    "llama3": (
-        {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-         "original_max_position_embeddings": ORIGINAL},
-        8 * ORIGINAL,
-    ),
-    "longrope": (
-        {"rope_type": "longrope", "rope_theta": 10000.0, "factor": 4.0, "original_max_position_embeddings": ORIGINAL,
-         "short_factor": [1.0 + 0.125 * i for i in range(8)], "long_factor": [1.0 + 0.75 * i for i in range(8)]},
-        4 * ORIGINAL,
-    ),
-    "proportional": ({"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}, 64),
-}
-"""Hugging Face's rope_parameters of each type, and the max_position_embeddings that goes with them (heads of 16
-coordinates: 8 pairs, so LongRoPE's factor sets hold 8 factors each)."""
-
-
-def hf_llama(rope="default", *, n_kv_heads=2, tie=False, seed=0):
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    params, positions = ROPE_CASES[rope]
-    config = LlamaConfig(
-        vocab_size=VOCAB, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=n_kv_heads, max_position_embeddings=positions, rope_parameters=dict(params),
-        tie_word_embeddings=tie, bos_token_id=None, eos_token_id=None, pad_token_id=None,
-        initializer_range=0.1,  # not 0.02: attention far from uniform, so that position matters to the logits
-    )
-    torch.manual_seed(seed)
-    return LlamaForCausalLM(config).eval()
-
-
-def ours_from(hf, layout="half", **kwargs):
-    kwargs = {"max_seq_len": 64, "device": "cpu", **kwargs}
-    return from_hf_state_dict(hf.state_dict(), hf.config, layout=layout, **kwargs)
-
-
-def tokens(batch=2, length=LONG, seed=1):
-    return torch.randint(0, VOCAB, (batch, length), generator=torch.Generator().manual_seed(seed))
+from attention_block import Block
+from hf_models import hf_llama, LONG, ORIGINAL, ours_from, ROPE_CASES, tokens, VOCAB
 
 
 def next_token_loss(model, x):
@@ -89,13 +47,6 @@ def test_logits_match_hugging_face(rope, layout):
     assert full.dtype == torch.float32 and full.shape == (2, LONG, VOCAB)
     torch.testing.assert_close(full, expected, rtol=0, atol=1e-4)
     torch.testing.assert_close(cached, expected, rtol=0, atol=1e-4)
-
-
-@pytest.mark.parametrize("rope, method", [(r, r) for r in ("linear", "dynamic", "yarn", "llama3", "longrope", "proportional")])
-def test_rope_parameters_map_to_the_rule_of_the_same_name(rope, method):
-    scaling = ours_from(hf_llama(rope)).config.scaling
-    assert isinstance(scaling, RopeScaling) and scaling.method == method
-    assert ours_from(hf_llama("default")).config.scaling is None
 
 
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
@@ -234,23 +185,6 @@ def test_decoding_one_token_at_a_time_equals_a_full_pass_at_every_step(layout):
             torch.testing.assert_close(step, full, rtol=0, atol=1e-5)
 
 
-def test_an_unpermuted_interleaved_load_gives_other_logits():
-    """The planted bug the permutation exists for: Hugging Face's W_q, W_k rows run with Meta's pairing."""
-    hf = hf_llama()
-    ours = ours_from(hf, "interleaved")
-    wrong = ours_from(hf, "interleaved")
-    state = hf.state_dict()
-    with torch.no_grad():
-        for i, layer in enumerate(wrong.layers):
-            wq, wk, _ = layer.attention.qkv_weights()
-            wq.copy_(state[f"model.layers.{i}.self_attn.q_proj.weight"])
-            wk.copy_(state[f"model.layers.{i}.self_attn.k_proj.weight"])
-        x = tokens(1, 24)
-        expected = hf(x).logits
-        assert (ours(x, use_cache=False) - expected).abs().max() < 1e-4
-        assert (wrong(x, use_cache=False) - expected).abs().max() > 1e-2
-
-
 def metas_names(state: dict, model) -> dict:
     """A state dict of `model` under Meta's separate names: wqkv split into wq, wk, wv and w13 into w1, w3."""
     out = {}
@@ -293,11 +227,6 @@ def test_tied_embeddings_share_one_matrix():
     x = tokens(1, 12)
     with torch.no_grad():
         torch.testing.assert_close(ours(x), hf(x).logits, rtol=0, atol=1e-4)
-
-
-def test_the_config_can_be_read_from_a_dict():
-    hf = hf_llama("llama3")
-    assert config_from_hf(hf.config.to_dict(), layout="half", device="cpu") == config_from_hf(hf.config, layout="half", device="cpu")
 
 
 def test_reset_cache_forgets_every_layer():
@@ -445,105 +374,6 @@ def test_generated_tokens_are_ordinary_tensors(small):
 def test_a_model_needs_a_model_config():
     with pytest.raises(TypeError, match="config must be a rope_lib.ModelConfig"):
         Model(CONFIG)
-
-
-@pytest.mark.parametrize(
-    "change, words",
-    [
-        ({"hidden_act": "gelu"}, "hidden_act"),
-        ({"attention_bias": True}, "attention_bias"),
-        ({"head_dim": 32}, "head_dim"),
-        ({"rope_parameters": {"rope_type": "longrope", "rope_theta": 10000.0}}, "original_max_position_embeddings"),
-        ({"rope_parameters": {"rope_type": "su", "rope_theta": 10000.0}}, "rope_type"),
-        ({"rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0}}, "factor"),
-        ({"rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0, "factor": 2.0, "beta_fast": 8}}, "beta_fast"),
-        ({"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5}}, "partial_rotary_factor"),
-        ({"num_hidden_layers": None}, "n_layers"),
-    ],
-)
-def test_a_hugging_face_config_the_model_cannot_honour_is_refused(change, words):
-    config = {**hf_llama().config.to_dict(), **change}
-    with pytest.raises((ValueError, TypeError), match=words):
-        config_from_hf(config, layout="half", device="cpu")
-
-
-@pytest.mark.parametrize(
-    "rope, error, words",
-    [
-        ({"rope_type": "linear", "factor": True}, TypeError, r"rope_parameters\['factor'\] must be a finite real number, got True"),
-        ({"rope_type": "linear", "factor": "2"}, TypeError, r"rope_parameters\['factor'\] must be a finite real number, got '2'"),
-        ({"rope_type": "dynamic", "factor": [2.0]}, TypeError, r"rope_parameters\['factor'\] must be a finite real number"),
-        ({"rope_type": "llama3", "factor": 8.0, "high_freq_factor": 4.0}, ValueError, r"rope_type 'llama3' needs 'low_freq_factor'"),
-        ({"rope_type": "yarn", "factor": 4.0, "beta_fast": "32"}, TypeError, r"rope_parameters\['beta_fast'\]"),
-        ({"rope_type": "yarn", "factor": 4.0, "truncate": "no"}, TypeError, r"rope_parameters\['truncate'\] must be True or False"),
-        ({"rope_type": "longrope", "factor": 4.0, "short_factor": [1.0] * 8, "long_factor": [2.0] * 8}, ValueError,
-         r"rope_type 'longrope' needs 'original_max_position_embeddings'"),
-        ({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 16.0},
-         TypeError, r"rope_parameters\['original_max_position_embeddings'\] must be an int"),
-        ({"rope_type": "longrope", "original_max_position_embeddings": 16, "short_factor": 1.0, "long_factor": [2.0] * 8}, TypeError,
-         r"rope_parameters\['short_factor'\] must be a list of numbers"),
-        ({"rope_type": "longrope", "original_max_position_embeddings": 16, "short_factor": [1.0] * 8, "long_factor": [2.0] * 7 + ["x"]},
-         TypeError, r"rope_parameters\['long_factor'\]\[7\] must be a finite real number"),
-        ({"rope_type": "longrope", "original_max_position_embeddings": 16, "short_factor": [1.0] * 8, "long_factor": [2.0] * 7},
-         ValueError, r"short_factor and long_factor must hold one factor per pair each, the same number, got 8 and 7"),
-        ({"rope_type": "proportional", "partial_rotary_factor": 1.5}, ValueError, r"proportion must lie in \[0, 1\]"),
-        ({"rope_type": "yarn_v2", "factor": 4.0}, ValueError, r"rope_parameters\['rope_type'\] must be one of"),
-    ],
-)
-def test_rope_parameters_of_the_wrong_kind_are_refused_by_their_key(rope, error, words):
-    """Nothing is coerced: a factor of True is not 1.0, nor "2" 2.0; a missing key is named, not a bare KeyError."""
-    with pytest.raises(error, match=words):
-        scaling_from_hf({"rope_theta": 10000.0, **rope}, 64)
-
-
-@pytest.mark.parametrize(
-    "change, words",
-    [
-        ({"hidden_size": [64]}, r"hf_config's hidden_size must be an int"),
-        ({"num_key_value_heads": 2.0}, r"hf_config's num_key_value_heads must be an int"),
-        ({"head_dim": "16"}, r"hf_config's head_dim must be an int"),
-        ({"rms_norm_eps": [1e-6]}, r"hf_config's rms_norm_eps must be a finite real number"),
-        ({"rope_parameters": ["default"]}, r"rope_parameters must be a dict, got list"),
-        ({"rope_parameters": {"rope_type": "default", "rope_theta": [10000.0]}}, r"rope_parameters\['rope_theta'\] must be a real number"),
-        ({"tie_word_embeddings": "yes"}, r"hf_config's tie_word_embeddings must be True or False"),
-    ],
-)
-def test_a_hugging_face_config_of_the_wrong_kind_is_refused_by_its_key(change, words):
-    config = {**hf_llama().config.to_dict(), **change}
-    with pytest.raises(TypeError, match=words):
-        config_from_hf(config, layout="half", device="cpu")
-
-
-def test_weights_of_the_wrong_shape_are_refused_by_name_before_loading():
-    hf = hf_llama()
-    state = {**hf.state_dict(), "model.layers.1.self_attn.k_proj.weight": torch.zeros(16, 64)}
-    with pytest.raises(ValueError, match=r"model.layers.1.self_attn.k_proj.weight has shape \(16, 64\), the config needs \(32, 64\)"):
-        from_hf_state_dict(state, hf.config, layout="half", device="cpu")
-    state = {**hf.state_dict(), "model.embed_tokens.weight": torch.zeros(VOCAB, 64, 1)}
-    with pytest.raises(ValueError, match=r"model.embed_tokens.weight has shape \(97, 64, 1\), the config needs \(97, 64\)"):
-        from_hf_state_dict(state, hf.config, layout="half", device="cpu")
-
-
-def test_a_state_dict_that_does_not_fit_is_refused():
-    hf = hf_llama()
-    state = dict(hf.state_dict())
-    del state["model.layers.1.mlp.up_proj.weight"]
-    with pytest.raises(ValueError, match="missing.*up_proj"):
-        from_hf_state_dict(state, hf.config, layout="half", device="cpu")
-    state = {**hf.state_dict(), "model.layers.2.mlp.up_proj.weight": torch.zeros(96, 64)}
-    with pytest.raises(ValueError, match="unexpected.*layers.2"):
-        from_hf_state_dict(state, hf.config, layout="half", device="cpu")
-    mixed = {**hf.state_dict(), "model.norm.weight": torch.ones(64, dtype=torch.float64)}
-    with pytest.raises(TypeError, match="one floating dtype"):
-        from_hf_state_dict(mixed, hf.config, layout="half", device="cpu")
-
-
-def test_older_configs_with_rope_scaling_and_rope_theta_are_read_too():
-    scaling = scaling_from_hf({"type": "linear", "factor": 2.0}, 64)
-    assert scaling == RopeScaling("linear", 2.0)
-    config = {**hf_llama().config.to_dict(), "rope_parameters": None, "rope_theta": 5e5, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
-    ours = config_from_hf(config, layout="half", device="cpu")
-    assert ours.base == 5e5 and ours.scaling == RopeScaling("dynamic", 2.0, original_max_len=64)
 
 
 def test_rms_norm_is_the_formula():
@@ -704,8 +534,311 @@ def test_each_encoding_learns_and_generates_greedily_as_repeated_full_passes(enc
         ({"position_encoding": "alibi", "scaling": RopeScaling("linear", 2.0)}, "RoPE's settings"),
         ({"position_encoding": "none", "base": 5e5}, "RoPE's settings"),
         ({"position_encoding": "learned", "layout": "half"}, "RoPE's settings"),
+        ({"position_encoding": None}, "position_encoding must be one of"),
+        ({"position_encoding": "none", "scaling": RopeScaling("linear", 2.0)}, "RoPE's settings"),
+        ({"position_encoding": "alibi", "rotary_dim": 4}, "RoPE's settings"),
     ],
 )
 def test_a_bad_position_encoding_is_refused(change, words):
     with pytest.raises(ValueError, match=words):
         ModelConfig(**{**CONFIG, **change})
+
+
+make = Block
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("n_kv_heads", [4, 2, 1])
+@pytest.mark.parametrize("k", [1, 3, 8])
+def test_prefill_plus_cached_steps_equals_one_full_pass(layout, n_kv_heads, k):
+    attention = make(layout=layout, n_kv_heads=n_kv_heads)
+    x = torch.randn(2, 12, 32, dtype=torch.float64)
+    full = attention(x, start_pos=0)
+    attention.reset_cache()
+    pieces = [attention(x[:, : 12 - k], start_pos=0)]
+    pieces += [attention(x[:, t : t + 1], start_pos=t) for t in range(12 - k, 12)]
+    torch.testing.assert_close(torch.cat(pieces, dim=1), full, rtol=0, atol=1e-12)
+
+
+BLOCKS = {"eager": False, "fused": True}
+
+
+@pytest.mark.parametrize("block", BLOCKS)
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_a_block_trains_step_after_step(block, use_cache):
+    """The cache once kept the autograd graph, so the second backward() raised "Trying to backward
+    through the graph a second time", even after reset_cache(). Now several optimiser steps run and
+    the loss falls."""
+    torch.manual_seed(0)
+    attention = Block(torch.float32, dim=16, n_heads=2, max_seq_len=8, fused=BLOCKS[block])
+    optimiser = torch.optim.SGD(attention.parameters(), lr=0.1)
+    x, target = torch.randn(1, 8, 16), torch.randn(1, 8, 16)
+    losses = []
+    for _ in range(5):
+        optimiser.zero_grad()
+        loss = (attention(x, use_cache=use_cache) - target).pow(2).mean()
+        loss.backward()
+        optimiser.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]
+
+
+@pytest.mark.parametrize("block", BLOCKS)
+def test_gradients_with_and_without_the_cache_agree_for_a_prefill(block):
+    """A prefill at position 0 computes the same function with or without the cache, so the same gradient."""
+    torch.manual_seed(0)
+    attention = Block(dim=16, n_heads=2, n_kv_heads=1, max_seq_len=8, fused=BLOCKS[block])
+    x = torch.randn(1, 6, 16, dtype=torch.float64)
+    grads = []
+    for use_cache in (True, False):
+        attention.zero_grad()
+        attention(x, use_cache=use_cache).sin().sum().backward()
+        grads.append([p.grad.clone() for p in attention.parameters()])
+    for with_cache, without in zip(*grads):
+        torch.testing.assert_close(with_cache, without, rtol=0, atol=1e-12)
+
+
+def test_without_the_cache_the_tokens_attend_to_each_other_only():
+    """use_cache=False neither reads nor writes the cache: a full pass at start_pos equals a fresh block's
+    prefill at start_pos with the cache, and the cache stays empty."""
+    attention = make()
+    x = torch.randn(2, 5, 32, dtype=torch.float64)
+    out = attention(x, start_pos=7, use_cache=False)
+    cache = attention.attention.cache
+    assert cache.k.abs().sum() == 0 and cache.v.abs().sum() == 0
+    by_hand_scores = attention.scores(x, range(7, 12)) + causal_mask(5, 0).double()
+    values = (x @ attention.attention.qkv_weights()[2].T).view(2, 5, 4, 8)
+    expected = torch.einsum("bhts,bshd->bthd", torch.softmax(by_hand_scores, dim=-1), values).reshape(2, 5, 32)
+    torch.testing.assert_close(out, attention.attention.wo(expected), rtol=0, atol=1e-12)
+
+
+def test_positions_past_the_table_need_no_cache():
+    """With use_cache=False nothing limits the positions to max_seq_len: the tables are computed for them.
+    The model refuses a cached pass that would not fit."""
+    attention = make(max_seq_len=4)
+    x = torch.randn(1, 6, 32, dtype=torch.float64)
+    with pytest.raises(ValueError, match="past the cache"):
+        attention.model(torch.zeros(1, 6, dtype=torch.int64))
+    torch.testing.assert_close(attention(x, start_pos=100, use_cache=False), attention(x, use_cache=False), rtol=0, atol=1e-12)
+
+
+def test_causal_mask_hides_the_future_only():
+    mask = causal_mask(3, 2)
+    assert mask.shape == (3, 5)
+    visible = mask == 0
+    assert visible.tolist() == [[True, True, True, False, False], [True, True, True, True, False], [True] * 5]
+
+
+def test_a_token_is_not_changed_by_later_tokens():
+    attention = make()
+    x = torch.randn(1, 10, 32, dtype=torch.float64)
+    y = x.clone()
+    y[:, 6:] = torch.randn(1, 4, 32, dtype=torch.float64)
+    torch.testing.assert_close(attention(x)[:, :6], attention(y)[:, :6], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("shift", [1, 17, 1000, 123_456])
+def test_scores_unchanged_when_every_position_shifts(layout, shift):
+    attention = make(layout=layout)
+    x = torch.randn(2, 9, 32, dtype=torch.float64)
+    positions = torch.arange(9)
+    torch.testing.assert_close(attention.scores(x, positions + shift), attention.scores(x, positions), rtol=0, atol=1e-9)
+    assert not torch.allclose(attention.scores(x, positions.flip(0)), attention.scores(x, positions)), "order must matter"
+
+
+def test_forward_scores_are_the_relative_scores():
+    """With an empty cache and start_pos = 0, forward uses exactly `scores` (masked, softmaxed)."""
+    attention = make()
+    x = torch.randn(1, 6, 32, dtype=torch.float64)
+    weights = torch.softmax(attention.scores(x, range(6)) + causal_mask(6, 0).double(), dim=-1)
+    values = (x @ attention.attention.qkv_weights()[2].T).view(1, 6, 4, 8)
+    expected = attention.attention.wo(torch.einsum("bhts,bshd->bthd", weights, values).reshape(1, 6, 32))
+    torch.testing.assert_close(attention(x), expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_half_precision_module(dtype):
+    attention = make(dtype=dtype)
+    assert attention.model.rope.cos.dtype == torch.float32
+    out = attention(torch.randn(1, 5, 32).to(dtype))
+    assert out.dtype == dtype
+
+
+def test_default_device_follows_cuda():
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert default_device().type == expected
+    config = ModelConfig(vocab_size=4, dim=16, n_layers=1, n_heads=2, hidden_dim=8, max_seq_len=4)
+    assert Model(config).layers[0].attention.wqkv.weight.device.type == expected
+
+
+@pytest.fixture(scope="module")
+def meta_model_parallel(tmp_path_factory):
+    """Meta's reference Attention uses fairscale's model-parallel layers: set them up for one process."""
+    import torch.distributed as dist
+    from fairscale.nn.model_parallel import initialize as fs_init
+
+    if not dist.is_initialized():
+        store = tmp_path_factory.mktemp("dist") / "store"
+        dist.init_process_group("gloo", init_method=f"file://{store}", rank=0, world_size=1)
+    if not fs_init.model_parallel_is_initialized():
+        fs_init.initialize_model_parallel(1)
+    yield
+    fs_init.destroy_model_parallel()
+    dist.destroy_process_group()
+
+
+@pytest.mark.parametrize("n_kv_heads", [4, 2])
+def test_matches_metas_reference_attention(meta_model_parallel, n_kv_heads):
+    from llama_models.llama3 import model as meta
+    from llama_models.llama3.args import ModelArgs
+
+    dim, n_heads, theta = 64, 4, 10000.0
+    ours = Block(torch.float32, dim=dim, n_heads=n_heads, n_kv_heads=n_kv_heads, max_seq_len=32, base=theta)
+    theirs = meta.Attention(ModelArgs(dim=dim, n_heads=n_heads, n_kv_heads=n_kv_heads, max_batch_size=2, max_seq_len=32))
+    with torch.no_grad():
+        for name, weight in zip(("wq", "wk", "wv", "wo"), (*ours.attention.qkv_weights(), ours.attention.wo.weight)):
+            getattr(theirs, name).weight.copy_(weight)
+    freqs_cis = meta.precompute_freqs_cis(dim // n_heads, 64, theta)
+
+    x = torch.randn(2, 20, dim, generator=torch.Generator().manual_seed(5))
+    with torch.no_grad():
+        for start, end in [(0, 12), (12, 13), (13, 20)]:
+            seq = end - start
+            mask = torch.triu(torch.full((seq, end), float("-inf")), diagonal=start + 1) if seq > 1 else None
+            expected = theirs(x[:, start:end], start, freqs_cis[start:end], mask)
+            torch.testing.assert_close(ours(x[:, start:end], start_pos=start), expected, rtol=1e-4, atol=1e-5)
+
+
+def by_the_formula(block, x, bias):
+    """Attention written out from the papers, slowly: per head h, scores q·k/√D + bias_h, the causal mask
+    (keys j ≤ i), softmax, the weighted values, W_o. GQA: query head h reads key/value head h // (H / Hkv)."""
+    attention = block.attention
+    batch, seq, _ = x.shape
+    heads, kv_heads, d = attention.n_heads, attention.n_kv_heads, attention.head_dim
+    wq, wk, wv = attention.qkv_weights()
+    q = (x @ wq.T).view(batch, seq, heads, d)
+    k = (x @ wk.T).view(batch, seq, kv_heads, d)
+    v = (x @ wv.T).view(batch, seq, kv_heads, d)
+    out = torch.zeros(batch, seq, heads, d, dtype=x.dtype)
+    for b in range(batch):
+        for h in range(heads):
+            g = h // (heads // kv_heads)
+            for i in range(seq):
+                scores = torch.stack([q[b, i, h] @ k[b, j, g] / d**0.5 + bias(h, i, j) for j in range(i + 1)])
+                out[b, i, h] = torch.softmax(scores, dim=0) @ v[b, : i + 1, g]
+    return out.reshape(batch, seq, heads * d) @ attention.wo.weight.T
+
+
+def alibi_slope(h, heads):
+    """Press et al. 2022, §3: for H heads (a power of two) head h (from 0) has slope 2^(−8(h+1)/H)."""
+    return 2.0 ** (-8.0 * (h + 1) / heads)
+
+
+@pytest.mark.parametrize("n_kv_heads", [4, 2])
+def test_alibi_scores_and_outputs_are_the_papers_formula(n_kv_heads):
+    attention = make(position_encoding="alibi", n_kv_heads=n_kv_heads)
+    x = torch.randn(2, 7, 32, dtype=torch.float64)
+    wq, wk, _ = attention.attention.qkv_weights()
+    q = (x @ wq.T).view(2, 7, 4, 8)
+    k = (x @ wk.T).view(2, 7, n_kv_heads, 8).repeat_interleave(4 // n_kv_heads, dim=2)
+    positions = torch.arange(3, 10)
+    expected = torch.empty(2, 4, 7, 7, dtype=torch.float64)
+    for h in range(4):
+        for i in range(7):
+            for j in range(7):
+                expected[:, h, i, j] = (q[:, i, h] * k[:, j, h]).sum(-1) / 8**0.5 - alibi_slope(h, 4) * (i - j)
+    torch.testing.assert_close(attention.scores(x, positions), expected, rtol=0, atol=1e-12)
+    want = by_the_formula(attention, x, lambda h, i, j: -alibi_slope(h, 4) * (i - j))
+    torch.testing.assert_close(attention(x, use_cache=False), want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("encoding", ["none", "alibi"])
+@pytest.mark.parametrize("n_kv_heads", [4, 2])
+def test_cached_steps_without_rotation_equal_one_full_pass(encoding, n_kv_heads):
+    attention = make(position_encoding=encoding, n_kv_heads=n_kv_heads)
+    x = torch.randn(2, 12, 32, dtype=torch.float64)
+    full = attention(x, use_cache=False)
+    with torch.no_grad():
+        parts = [attention(x[:, :5], 0), attention(x[:, 5:8], 5), *(attention(x[:, t : t + 1], t) for t in range(8, 12))]
+        torch.testing.assert_close(torch.cat(parts, dim=1), full, rtol=0, atol=1e-12)
+
+
+def test_nope_scores_are_plain_dot_products_and_nothing_is_rotated(monkeypatch):
+    import rope_lib.llama
+
+    def no_rotation(*args, **kwargs):
+        raise AssertionError("NoPE must not rotate")
+
+    monkeypatch.setattr(rope_lib.llama, "rotate_pairs", no_rotation)
+    attention = make(position_encoding="none", n_kv_heads=2)
+    assert attention.model.rope is None
+    x = torch.randn(2, 6, 32, dtype=torch.float64)
+    wq, wk, _ = attention.attention.qkv_weights()
+    q = (x @ wq.T).view(2, 6, 4, 8)
+    k = (x @ wk.T).view(2, 6, 2, 8)
+    plain = torch.einsum("bihd,bjhd->bhij", q, k.repeat_interleave(2, dim=2)) / 8**0.5
+    for shift in (0, 5, 1000):
+        torch.testing.assert_close(attention.scores(x, torch.arange(6) + shift), plain, rtol=0, atol=1e-12)
+    want = by_the_formula(attention, x, lambda h, i, j: 0.0)
+    torch.testing.assert_close(attention(x, use_cache=False), want, rtol=0, atol=1e-12)
+
+
+def cache():
+    """Two sequences of up to 8 positions, 2 key/value heads of 4 coordinates."""
+    config = ModelConfig(vocab_size=4, dim=8, n_layers=1, n_heads=2, hidden_dim=8, max_batch_size=2, max_seq_len=8, device="cpu")
+    return KVCache(config, torch.device("cpu"))
+
+
+def test_update_stores_at_start_pos_and_returns_every_position_so_far(gen):
+    kv = cache()
+    k1, v1 = torch.randn(2, 2, 3, 4, generator=gen), torch.randn(2, 2, 3, 4, generator=gen)
+    k2, v2 = torch.randn(2, 2, 1, 4, generator=gen), torch.randn(2, 2, 1, 4, generator=gen)
+    keys, values = kv.update(0, k1, v1)
+    assert torch.equal(keys, k1) and torch.equal(values, v1)
+    keys, values = kv.update(3, k2, v2)
+    assert torch.equal(keys, torch.cat([k1, k2], dim=2)) and torch.equal(values, torch.cat([v1, v2], dim=2))
+    assert kv.k[:, :, 4:].abs().sum() == 0
+
+
+def test_a_smaller_batch_uses_the_first_rows(gen):
+    kv = cache()
+    k = torch.randn(1, 2, 3, 4, generator=gen)
+    keys, _ = kv.update(0, k, k)
+    assert keys.shape == (1, 2, 3, 4) and kv.k[1].abs().sum() == 0
+
+
+def test_the_cache_keeps_no_graph_but_gradients_reach_this_calls_keys(gen):
+    kv = cache()
+    earlier = torch.randn(1, 2, 2, 4, generator=gen)
+    kv.update(0, earlier, earlier)
+    k = torch.randn(1, 2, 3, 4, generator=gen, requires_grad=True)
+    keys, values = kv.update(2, k, k * 2)
+    assert kv.k.grad_fn is None and not kv.k.requires_grad
+    (keys.sum() + values.sum()).backward()
+    torch.testing.assert_close(k.grad, torch.full_like(k, 3.0))
+    assert torch.equal(keys[:, :, :2], earlier)  # the cached prefix is a constant
+
+
+def test_reset_forgets_everything(gen):
+    kv = cache()
+    kv.update(0, torch.ones(2, 2, 8, 4), torch.ones(2, 2, 8, 4))
+    kv.reset()
+    assert kv.k.abs().sum() == 0 and kv.v.abs().sum() == 0
+
+
+def test_the_cache_knows_how_far_its_sequences_go(gen):
+    """`length` and `batch`, which the model's check reads: a write sets them, a rewind shortens, a new batch at 0
+    replaces, and a reset forgets."""
+    kv = cache()
+    one = torch.randn(1, 2, 3, 4, generator=gen)
+    kv.update(0, one, one)
+    assert (kv.length, kv.batch) == (3, 1)
+    step = torch.randn(1, 2, 1, 4, generator=gen)
+    kv.update(2, step, step)  # a rewind: position 2 again, and the cache now ends there
+    assert kv.length == 3
+    two = torch.randn(2, 2, 1, 4, generator=gen)
+    kv.update(0, two, two)  # new sequences, two of them
+    assert (kv.length, kv.batch) == (1, 2)
+    kv.reset()
+    assert (kv.length, kv.batch) == (0, 0)

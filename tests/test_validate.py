@@ -1,4 +1,5 @@
-"""Bad input is refused with a message that names the argument and what was expected."""
+"""rope_lib._validate and the edges it guards: bad input is refused with a message that names the argument and what
+was expected."""
 
 import pytest
 import torch
