@@ -101,7 +101,7 @@ def one_run(task, encoding: str, seed: int, *, steps: int, batch_size: int, devi
     }
     if encoding == "rope":
         run["rescaled"] = {
-            rule: {m: accuracy(rescaled(model, rule, float(m), trained_len=TRAINED_LEN), task, seq_len=n, **ask) for m, n in lengths.items()}
+            rule: {m: accuracy(rescaled(model, rule, float(m), original_max_len=TRAINED_LEN), task, seq_len=n, **ask) for m, n in lengths.items()}
             for rule in TEST_TIME_RULES
         }
     return run
@@ -123,7 +123,7 @@ def run(*, seeds=SEEDS, steps: int = STEPS, batch_size: int = BATCH_SIZE, model_
         "device": device.type,
         "config": {
             "model": model_sizes,
-            "trained_len": TRAINED_LEN,
+            "original_max_len": TRAINED_LEN,
             "length_multiples": list(LENGTH_MULTIPLES),
             "steps": steps,
             "batch_size": batch_size,

@@ -27,11 +27,11 @@ def model_config(config, position_encodings: tuple[str, ...], default_base: floa
     """Every field of a `ModelConfig`; RoPE's settings at their defaults unless the encoding is RoPE."""
     for name in ("vocab_size", "dim", "n_layers", "n_heads", "hidden_dim", "max_seq_len", "max_batch_size"):
         require_positive_int(getattr(config, name), name)
-    kv_heads = config.n_heads if config.n_kv_heads is None else require_positive_int(config.n_kv_heads, "n_kv_heads")
+    n_kv_heads = config.n_heads if config.n_kv_heads is None else require_positive_int(config.n_kv_heads, "n_kv_heads")
     if config.dim % config.n_heads:
         raise ValueError(f"dim={config.dim} must be divisible by n_heads={config.n_heads}")
-    if config.n_heads % kv_heads:
-        raise ValueError(f"n_heads={config.n_heads} must be a multiple of n_kv_heads={kv_heads}")
+    if config.n_heads % n_kv_heads:
+        raise ValueError(f"n_heads={config.n_heads} must be a multiple of n_kv_heads={n_kv_heads}")
     head_dim = require_even_dim(config.dim // config.n_heads, "head_dim (dim / n_heads)")
     rotary_dim = head_dim if config.rotary_dim is None else require_even_dim(config.rotary_dim, "rotary_dim")
     if rotary_dim > head_dim:

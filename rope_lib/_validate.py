@@ -254,9 +254,9 @@ def inv_freq_or_base_arguments(a, dim: int, name: str = "inv_freq") -> None:
         require_vector(a[name], dim // 2, name)
 
 
-def require_axis_frequencies(freqs, name: str = "freqs") -> np.ndarray:
+def require_axis_frequencies(inv_freq, name: str = "inv_freq") -> np.ndarray:
     """A (D/2, A) table of finite frequency vectors, one row per pair; returns a float64 copy to inspect."""
-    values = require_real_array(freqs, name)
+    values = require_real_array(inv_freq, name)
     if values.ndim != 2 or 0 in values.shape:
         refuse(name, "have shape (D/2, A): one frequency vector of A axes per pair", values.shape)
     if not np.isfinite(values).all():

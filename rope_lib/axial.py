@@ -41,7 +41,7 @@ def require_split(split, name: str = "split") -> None:
 
 
 @checked_by(arguments(d=require_quarter_dim, base=require_base, split=require_split))
-def axial_freqs_2d(
+def axial_inv_freq_2d(
     d: int, base: float = 100.0, *, split: str = "shared"
 ) -> np.ndarray:
     """Frequency vectors (f_h, f_w) of axial RoPE, shape (d/2, 2): pairs
@@ -64,7 +64,7 @@ def axial_freqs_2d(
 
 
 @checked_by(arguments(d=require_quarter_dim, angle=require_real, base=require_base))
-def mixed_freqs_2d(d: int, angle: float, base: float = 10.0) -> np.ndarray:
+def mixed_inv_freq_2d(d: int, angle: float, base: float = 10.0) -> np.ndarray:
     """RoPE-Mixed's frequency vectors as Heo et al. initialise them for one
     head, shape (d/2, 2).
 
@@ -93,25 +93,25 @@ def patch_positions(height: int, width: int, *, device=None) -> torch.Tensor:
 
 def pair_scores_2d_arguments(a) -> None:
     q, k = (require_real_array(a[name], name) for name in ("q", "k"))
-    freqs = require_axis_frequencies(a["freqs"])
-    if q.ndim != 1 or q.shape != k.shape or freqs.shape != (q.size // 2, 2) or q.size % 2:
-        raise ValueError(f"q and k must be vectors of one even length d and freqs of shape (d/2, 2), got {q.shape}, {k.shape}, {freqs.shape}")
+    inv_freq = require_axis_frequencies(a["inv_freq"])
+    if q.ndim != 1 or q.shape != k.shape or inv_freq.shape != (q.size // 2, 2) or q.size % 2:
+        raise ValueError(f"q and k must be vectors of one even length d and inv_freq of shape (d/2, 2), got {q.shape}, {k.shape}, {inv_freq.shape}")
     delta = np.asarray(a["offsets"])
     if not np.issubdtype(delta.dtype, np.integer) or delta.ndim == 0 or delta.shape[-1] != 2:
         refuse("offsets", "be integers of shape (..., 2), (Δh, Δw) each", f"dtype {delta.dtype} and shape {delta.shape}")
 
 
 @checked_by(pair_scores_2d_arguments)
-def pair_scores_2d(q, k, freqs, offsets) -> np.ndarray:
+def pair_scores_2d(q, k, inv_freq, offsets) -> np.ndarray:
     """Each pair's share of the score q·k between a query and a key `offsets` (Δh, Δw) apart, shape (..., d/2).
 
     Pair i contributes Re[q_i k_i* e^{i Δ·f_i}] with q_i = q_{2i} + i q_{2i+1} (interleaved pairs): the scores
     of the rotated vectors, split by pair. Only Δ enters, so this is the whole story for any two patches.
     """
     q, k, delta = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64), np.asarray(offsets)
-    freqs = freqs.detach().cpu().numpy() if isinstance(freqs, torch.Tensor) else np.asarray(freqs, dtype=np.float64)  # numbers, not a graph
+    inv_freq = inv_freq.detach().cpu().numpy() if isinstance(inv_freq, torch.Tensor) else np.asarray(inv_freq, dtype=np.float64)  # numbers, not a graph
     qc, kc = q[0::2] + 1j * q[1::2], k[0::2] + 1j * k[1::2]  # (d/2,)
-    turn = delta.astype(np.float64) @ freqs.T  # (..., d/2)
+    turn = delta.astype(np.float64) @ inv_freq.T  # (..., d/2)
     return np.real(qc * np.conj(kc) * np.exp(1j * turn))
 
 
@@ -123,8 +123,8 @@ def grid_score_map_arguments(a) -> None:
 
 
 @checked_by(grid_score_map_arguments)
-def grid_score_map(q, k, freqs, query: tuple[int, int], height: int, width: int) -> np.ndarray:
+def grid_score_map(q, k, inv_freq, query: tuple[int, int], height: int, width: int) -> np.ndarray:
     """The score of the query patch at `query` = (h, w) to every key patch of a height × width grid, shape (height, width)."""
     qh, qw = query
     offsets = np.stack(np.meshgrid(qh - np.arange(height), qw - np.arange(width), indexing="ij"), axis=-1)  # (H, W, 2): query − key
-    return pair_scores_2d(q, k, freqs, offsets).sum(axis=-1)
+    return pair_scores_2d(q, k, inv_freq, offsets).sum(axis=-1)

@@ -177,9 +177,9 @@ class RopeTable(nn.Module):
         length = seq_len if self.rescales(seq_len) else None
         return torch.from_numpy(self.scaling.frequencies(self.rotary_dim, self.base, length))
 
-    def compute(self, positions: torch.Tensor, freqs, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    def compute(self, positions: torch.Tensor, inv_freq, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
         factor = 1.0 if self.scaling is None else self.scaling.attention_factor
-        return rope_cos_sin(positions, self.rotary_dim, base=self.base, dtype=dtype, inv_freq=freqs, attention_factor=factor)
+        return rope_cos_sin(positions, self.rotary_dim, base=self.base, dtype=dtype, inv_freq=inv_freq, attention_factor=factor)
 
 
 class KVCache(nn.Module):

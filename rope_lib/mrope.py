@@ -49,15 +49,15 @@ def mrope_axis_of_pair(
     return axis
 
 
-def mrope_freqs(d: int, base: float, mrope_section, *, interleaved: bool = False) -> np.ndarray:
+def mrope_inv_freq(d: int, base: float, mrope_section, *, interleaved: bool = False) -> np.ndarray:
     """Frequency vectors (f_t, f_h, f_w) of M-RoPE, shape (d/2, 3): row i holds θ_i in its axis' column, 0 elsewhere."""
     require_even_dim(d, "d"), require_base(base)
     axis = mrope_axis_of_pair(mrope_section, interleaved=interleaved)
     if axis.size != d // 2:
         refuse("mrope_section", f"add up to d/2 = {d // 2} pairs", f"{mrope_section!r} (sum {axis.size})")
-    freqs = np.zeros((d // 2, 3))
-    freqs[np.arange(d // 2), axis] = inv_freq(d, base)
-    return freqs
+    theta = np.zeros((d // 2, 3))
+    theta[np.arange(d // 2), axis] = inv_freq(d, base)
+    return theta
 
 
 def mrope_position_ids_arguments(a) -> None:

@@ -48,8 +48,8 @@ from .scaling import RopeScaling
 
 def rope_angles_arguments(a) -> None:
     require_positions(a["positions"])
-    require_even_dim(a["dim"], "dim")
-    inv_freq_or_base_arguments(a, a["dim"])
+    require_even_dim(a["d"], "d")
+    inv_freq_or_base_arguments(a, a["d"])
 
 
 def scaling_arguments(a, positions: torch.Tensor) -> None:
@@ -71,27 +71,27 @@ def scaling_arguments(a, positions: torch.Tensor) -> None:
 @checked_by(rope_angles_arguments)
 def rope_angles(
     positions: torch.Tensor | range | list[int],
-    dim: int,
+    d: int,
     *,
     base: float = DEFAULT_BASE,
     inv_freq: ArrayLike | None = None,
 ) -> torch.Tensor:
-    """m·θ_i in float64, shape positions.shape + (dim/2,), on the
+    """m·θ_i in float64, shape positions.shape + (d/2,), on the
     positions' device.
 
-    inv_freq: optional dim/2 frequencies that replace base^(−2i/dim),
+    inv_freq: optional d/2 frequencies that replace base^(−2i/d),
     e.g. a context-extension rule of `rope_lib.scaling` (chapter
     "Longer contexts").
     """
     positions = torch.as_tensor(positions)  # a range or a list of ints too
     if inv_freq is None:
-        inv_freq = frequencies.inv_freq(dim, base)
+        inv_freq = frequencies.inv_freq(d, base)
     # a tensor keeps its graph
-    freqs = torch.as_tensor(
+    theta = torch.as_tensor(
         inv_freq, dtype=torch.float64, device=positions.device
     )
     m = positions.to(torch.float64)[..., None]  # (..., 1)
-    return m * freqs  # (..., D/2) float64
+    return m * theta  # (..., D/2) float64
 
 
 def rope_cos_sin_arguments(a) -> None:
@@ -103,7 +103,7 @@ def rope_cos_sin_arguments(a) -> None:
 @checked_by(rope_cos_sin_arguments)
 def rope_cos_sin(
     positions: torch.Tensor | range | list[int],
-    dim: int,
+    d: int,
     *,
     base: float = DEFAULT_BASE,
     dtype: torch.dtype = torch.float32,
@@ -111,7 +111,7 @@ def rope_cos_sin(
     attention_factor: float = 1.0,
     scaling: RopeScaling | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos(m·θ_i) and sin(m·θ_i), each shape positions.shape + (dim/2,),
+    """cos(m·θ_i) and sin(m·θ_i), each shape positions.shape + (d/2,),
     cast to `dtype` at the end.
 
     Both are multiplied by attention_factor (1 but for YaRN and LongRoPE),
@@ -121,9 +121,9 @@ def rope_cos_sin(
     if scaling is not None:
         positions = torch.as_tensor(positions)
         longest = int(positions.max()) + 1 if scaling.is_dynamic else None
-        inv_freq = scaling.frequencies(dim, base, longest)
+        inv_freq = scaling.frequencies(d, base, longest)
         attention_factor = scaling.attention_factor
-    a = rope_angles(positions, dim, base=base, inv_freq=inv_freq)
+    a = rope_angles(positions, d, base=base, inv_freq=inv_freq)
     cos = (a.cos() * attention_factor).to(dtype)
     sin = (a.sin() * attention_factor).to(dtype)
     return cos, sin

@@ -37,6 +37,7 @@ from ._validate import (
     require_real,
     require_vector,
 )
+from . import frequencies
 from .frequencies import DEFAULT_BASE, inv_freq
 
 LLAMA3_BASE = 500000.0
@@ -243,16 +244,16 @@ def llama3_wavelength_bounds(original_max_len: int, low_freq_factor: float, high
     return original_max_len / high_freq_factor, original_max_len / low_freq_factor
 
 
-def llama3_scale_freqs_arguments(a) -> None:
-    freqs = a["freqs"]
-    require_vector(freqs, np.size(freqs), "freqs", shape="have shape (d/2,)", items="positive finite frequencies", positive=True)
+def llama3_scale_inv_freq_arguments(a) -> None:
+    theta = a["inv_freq"]
+    require_vector(theta, np.size(theta), "inv_freq", shape="have shape (d/2,)", items="positive finite frequencies", positive=True)
     arguments(factor=require_factor, original_max_len=require_positive_int)(a)
     increasing("low_freq_factor", "high_freq_factor")(a)
 
 
-@checked_by(llama3_scale_freqs_arguments)
-def llama3_scale_freqs(
-    freqs,
+@checked_by(llama3_scale_inv_freq_arguments)
+def llama3_scale_inv_freq(
+    inv_freq,
     factor: float = 8.0,
     *,
     low_freq_factor: float = 1.0,
@@ -267,17 +268,17 @@ def llama3_scale_freqs(
     frequency blends the two with weight (L/λ − low)/(high − low),
     continuous at both ends.
     """
-    freqs = np.asarray(freqs, dtype=np.float64)  # a list too
+    theta = np.asarray(inv_freq, dtype=np.float64)  # a list too
     low, high = low_freq_factor, high_freq_factor
     shortest_blended, longest_blended = llama3_wavelength_bounds(
         original_max_len, low, high
     )
-    wavelength = 2 * np.pi / freqs
+    wavelength = 2 * np.pi / theta
     smooth = (original_max_len / wavelength - low) / (high - low)
-    blended = (1 - smooth) * freqs / factor + smooth * freqs
+    blended = (1 - smooth) * theta / factor + smooth * theta
     kept = wavelength < shortest_blended
     divided = wavelength > longest_blended
-    return np.where(kept, freqs, np.where(divided, freqs / factor, blended))
+    return np.where(kept, theta, np.where(divided, theta / factor, blended))
 
 
 def llama3_inv_freq(
@@ -289,8 +290,8 @@ def llama3_inv_freq(
     high_freq_factor: float = 4.0,
     original_max_len: int = 8192,
 ) -> np.ndarray:
-    """The Llama 3.1 frequencies: `llama3_scale_freqs` applied to base^(−2i/d)."""
-    return llama3_scale_freqs(
+    """The Llama 3.1 frequencies: `llama3_scale_inv_freq` applied to base^(−2i/d)."""
+    return llama3_scale_inv_freq(
         inv_freq(d, base), factor, low_freq_factor=low_freq_factor, high_freq_factor=high_freq_factor, original_max_len=original_max_len
     )
 
@@ -357,9 +358,9 @@ def proportional_inv_freq(
     pairs are the ones dropped.
     """
     kept = proportional_kept_pairs(head_dim, proportion)
-    freqs = inv_freq(head_dim, base)
-    freqs[kept:] = 0.0
-    return freqs / factor
+    theta = inv_freq(head_dim, base)
+    theta[kept:] = 0.0
+    return theta / factor
 
 
 def _position_interpolation_rule(rule: RopeScaling, d: int, base: float, seq_len: int | None) -> np.ndarray:
@@ -565,7 +566,7 @@ def scaled_frequencies(method: str, factor: float, d: int, base: float, original
 
 def angle_coverage_arguments(a) -> None:
     arguments(d=require_even_dim, context_len=require_positive_int)(a)
-    inv_freq_or_base_arguments(a, a["d"], "freqs")
+    inv_freq_or_base_arguments(a, a["d"])
 
 
 @checked_by(angle_coverage_arguments)
@@ -574,7 +575,7 @@ def angle_coverage(
     base: float = DEFAULT_BASE,
     context_len: int = 4096,
     *,
-    freqs=None,
+    inv_freq=None,
 ) -> np.ndarray:
     """The share of a full turn that pair i sweeps over positions 0 … L−1:
     min(1, (L−1)·θ_i / 2π), shape (d/2,).
@@ -582,5 +583,5 @@ def angle_coverage(
     Pairs with coverage 1 have met every angle in training; the others
     meet new angles as soon as the context grows past L.
     """
-    theta = inv_freq(d, base) if freqs is None else np.asarray(freqs)
+    theta = frequencies.inv_freq(d, base) if inv_freq is None else np.asarray(inv_freq)
     return np.minimum(1.0, (context_len - 1) * theta / (2 * np.pi))

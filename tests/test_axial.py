@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from rope_lib.axial import (
-    axial_freqs_2d,
+    axial_inv_freq_2d,
     grid_score_map,
-    mixed_freqs_2d,
+    mixed_inv_freq_2d,
     pair_scores_2d,
     patch_positions,
 )
@@ -39,8 +39,8 @@ def pixtral_slowly(d, base):
 
 @pytest.mark.parametrize("d, base", [(4, 100.0), (16, 100.0), (64, 10000.0)])
 def test_frequencies_follow_the_formulas(d, base):
-    np.testing.assert_allclose(axial_freqs_2d(d, base), heo_axial_slowly(d, base), rtol=1e-15)
-    np.testing.assert_allclose(axial_freqs_2d(d, base, split="alternating"), pixtral_slowly(d, base), rtol=1e-15)
+    np.testing.assert_allclose(axial_inv_freq_2d(d, base), heo_axial_slowly(d, base), rtol=1e-15)
+    np.testing.assert_allclose(axial_inv_freq_2d(d, base, split="alternating"), pixtral_slowly(d, base), rtol=1e-15)
 
 
 def heo_mixed_slowly(d, angle, base):
@@ -53,8 +53,8 @@ def heo_mixed_slowly(d, angle, base):
 
 @pytest.mark.parametrize("angle", [0.0, 0.3, math.pi / 4, -2.0])
 def test_mixed_frequencies_follow_the_formula_and_start_axial_at_angle_zero(angle):
-    np.testing.assert_allclose(mixed_freqs_2d(16, angle, 10.0), heo_mixed_slowly(16, angle, 10.0), rtol=0, atol=1e-15)
-    np.testing.assert_allclose(mixed_freqs_2d(16, 0.0, 100.0), axial_freqs_2d(16, 100.0), rtol=0, atol=1e-16)
+    np.testing.assert_allclose(mixed_inv_freq_2d(16, angle, 10.0), heo_mixed_slowly(16, angle, 10.0), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(mixed_inv_freq_2d(16, 0.0, 100.0), axial_inv_freq_2d(16, 100.0), rtol=0, atol=1e-16)
 
 
 def pixtral_rotation(d, base, positions, x):
@@ -82,7 +82,7 @@ def qwen2_vl_vision_rotation(d, base, positions, x):
 def test_alternating_axial_matches_pixtral(d, base, size):
     positions = patch_positions(*size)
     x = torch.randn(1, positions.shape[0], 2, d, generator=torch.Generator().manual_seed(d))
-    ours = apply_multi_axis_rope(x, positions, axial_freqs_2d(d, base, split="alternating"), layout="half")
+    ours = apply_multi_axis_rope(x, positions, axial_inv_freq_2d(d, base, split="alternating"), layout="half")
     assert torch.allclose(ours, pixtral_rotation(d, base, positions, x), rtol=0, atol=FLOAT32_ATOL)
 
 
@@ -90,14 +90,14 @@ def test_alternating_axial_matches_pixtral(d, base, size):
 def test_shared_axial_matches_qwen2_vl_vision_encoder(d, base, size):
     positions = patch_positions(*size)
     x = torch.randn(1, positions.shape[0], 2, d, generator=torch.Generator().manual_seed(d + 1))
-    ours = apply_multi_axis_rope(x, positions, axial_freqs_2d(d, base), layout="half")
+    ours = apply_multi_axis_rope(x, positions, axial_inv_freq_2d(d, base), layout="half")
     assert torch.allclose(ours, qwen2_vl_vision_rotation(d, base, positions, x), rtol=0, atol=FLOAT32_ATOL)
 
 
 def test_a_planted_swap_of_the_axes_is_caught():
     positions = patch_positions(3, 5)
     x = torch.randn(1, 15, 2, 16, generator=torch.Generator().manual_seed(0))
-    swapped = apply_multi_axis_rope(x, positions.flip(-1), axial_freqs_2d(16, 10000.0), layout="half")
+    swapped = apply_multi_axis_rope(x, positions.flip(-1), axial_inv_freq_2d(16, 10000.0), layout="half")
     assert not torch.allclose(swapped, qwen2_vl_vision_rotation(16, 10000.0, positions, x), rtol=0, atol=FLOAT32_ATOL)
 
 
@@ -112,7 +112,7 @@ def rotated_score(q, k, freqs, at_q, at_k):
     return float((rq * rk).sum())
 
 
-@pytest.mark.parametrize("freqs", [axial_freqs_2d(8, 100.0), mixed_freqs_2d(8, 0.7, 10.0)])
+@pytest.mark.parametrize("freqs", [axial_inv_freq_2d(8, 100.0), mixed_inv_freq_2d(8, 0.7, 10.0)])
 def test_pair_scores_add_up_to_the_score_of_the_rotated_vectors(freqs):
     rng = np.random.default_rng(3)
     q, k = rng.standard_normal(8), rng.standard_normal(8)
@@ -135,7 +135,7 @@ def offsets_grid(n=6):
 def test_axial_pairs_each_see_one_axis_and_the_score_separates():
     rng = np.random.default_rng(4)
     q, k = rng.standard_normal(16), rng.standard_normal(16)
-    pairs = pair_scores_2d(q, k, axial_freqs_2d(16, 100.0), offsets_grid())  # (6, 6, 8)
+    pairs = pair_scores_2d(q, k, axial_inv_freq_2d(16, 100.0), offsets_grid())  # (6, 6, 8)
     assert np.allclose(pairs[..., :4], pairs[:, :1, :4], atol=1e-12)  # pairs 0 … 3: the same in every column, Δh alone
     assert np.allclose(pairs[..., 4:], pairs[:1, :, 4:], atol=1e-12)  # pairs 4 … 7: Δw alone
     assert np.abs(interaction(pairs.sum(-1))).max() < 1e-12
@@ -144,7 +144,7 @@ def test_axial_pairs_each_see_one_axis_and_the_score_separates():
 def test_mixed_pairs_can_follow_a_diagonal_and_break_the_separation():
     rng = np.random.default_rng(5)
     q, k = rng.standard_normal(16), rng.standard_normal(16)
-    pairs = pair_scores_2d(q, k, mixed_freqs_2d(16, math.pi / 4, 10.0), offsets_grid())
+    pairs = pair_scores_2d(q, k, mixed_inv_freq_2d(16, math.pi / 4, 10.0), offsets_grid())
     along = np.array([pairs[a, 5 - a, 0] for a in range(6)])  # Δh + Δw = 5: the same offset along f_0
     assert np.allclose(along, along[0], atol=1e-12)
     assert np.abs(interaction(pairs.sum(-1))).max() > 0.1
@@ -152,28 +152,28 @@ def test_mixed_pairs_can_follow_a_diagonal_and_break_the_separation():
 
 def test_score_map_puts_the_query_patch_at_its_place():
     ones = np.ones(16)
-    grid = grid_score_map(ones, ones, axial_freqs_2d(16, 100.0), (2, 5), 6, 8)
+    grid = grid_score_map(ones, ones, axial_inv_freq_2d(16, 100.0), (2, 5), 6, 8)
     assert grid.shape == (6, 8) and np.unravel_index(grid.argmax(), grid.shape) == (2, 5) and math.isclose(grid.max(), ones @ ones)  # q·q at Δ = 0
 
 
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match="d must be a multiple of 4"):
-        axial_freqs_2d(6)
+        axial_inv_freq_2d(6)
     with pytest.raises(ValueError, match="split must be one of"):
-        axial_freqs_2d(8, split="rows")
+        axial_inv_freq_2d(8, split="rows")
     with pytest.raises(ValueError, match="base must be a finite number greater than 1"):
-        mixed_freqs_2d(8, 0.0, base=1.0)
+        mixed_inv_freq_2d(8, 0.0, base=1.0)
     with pytest.raises(TypeError, match="angle must be a finite real number"):
-        mixed_freqs_2d(8, "diagonal")
+        mixed_inv_freq_2d(8, "diagonal")
     with pytest.raises(ValueError, match="height must be a positive integer"):
         patch_positions(0, 3)
     with pytest.raises(ValueError, match="offsets must be integers"):
-        pair_scores_2d(np.ones(4), np.ones(4), axial_freqs_2d(4), np.array([0.5, 1.0]))
+        pair_scores_2d(np.ones(4), np.ones(4), axial_inv_freq_2d(4), np.array([0.5, 1.0]))
     with pytest.raises(ValueError, match="q and k must be vectors"):
-        pair_scores_2d(np.ones(4), np.ones(6), axial_freqs_2d(4), np.array([0, 1]))
+        pair_scores_2d(np.ones(4), np.ones(6), axial_inv_freq_2d(4), np.array([0, 1]))
     with pytest.raises(TypeError, match="q must hold real numbers, got dtype complex128"):
-        pair_scores_2d(np.ones(4) + 1j, np.ones(4), axial_freqs_2d(4), np.array([0, 1]))  # not cast: that would drop 1j
-    with pytest.raises(ValueError, match="freqs must hold finite frequencies"):
+        pair_scores_2d(np.ones(4) + 1j, np.ones(4), axial_inv_freq_2d(4), np.array([0, 1]))  # not cast: that would drop 1j
+    with pytest.raises(ValueError, match="inv_freq must hold finite frequencies"):
         pair_scores_2d(np.ones(4), np.ones(4), np.full((2, 2), np.nan), np.array([0, 1]))
     with pytest.raises(ValueError, match="query must be a patch"):
-        grid_score_map(np.ones(4), np.ones(4), axial_freqs_2d(4), (3, 0), 3, 3)
+        grid_score_map(np.ones(4), np.ones(4), axial_inv_freq_2d(4), (3, 0), 3, 3)

@@ -125,9 +125,9 @@ def bf16_position_error(n):
     return (built - exact).abs().max().item()
 
 
-def rotate_cache(keys, start, freqs):
+def rotate_cache(keys, start, inv_freq):
     positions = torch.arange(start, start + keys.shape[1])
-    return rope_lib.apply_rope(keys, positions, inv_freq=freqs, layout="interleaved")
+    return rope_lib.apply_rope(keys, positions, inv_freq=inv_freq, layout="interleaved")
 
 
 def b_m(m, d, base):
@@ -420,29 +420,29 @@ def test_bf16_position_error_hints():
 
 
 def test_rotate_cache_hints():
-    def from_zero(keys, start, freqs):
-        return rotate_cache(keys, 0, freqs)
+    def from_zero(keys, start, inv_freq):
+        return rotate_cache(keys, 0, inv_freq)
 
-    def default_freqs(keys, start, freqs):
+    def default_freqs(keys, start, inv_freq):
         return rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), layout="interleaved")
 
-    def half_layout(keys, start, freqs):
-        return rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), inv_freq=freqs, layout="half")
+    def half_layout(keys, start, inv_freq):
+        return rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), inv_freq=inv_freq, layout="half")
 
-    def backwards(keys, start, freqs):
-        return rope_lib.apply_rope(keys, -torch.arange(start, start + keys.shape[1]), inv_freq=freqs, layout="interleaved")
+    def backwards(keys, start, inv_freq):
+        return rope_lib.apply_rope(keys, -torch.arange(start, start + keys.shape[1]), inv_freq=inv_freq, layout="interleaved")
 
-    def one_late(keys, start, freqs):
-        return rotate_cache(keys, start + 1, freqs)
+    def one_late(keys, start, inv_freq):
+        return rotate_cache(keys, start + 1, inv_freq)
 
     assert failed(check_rotate_cache(from_zero), "positions", "0 … T−1", "from 37")
-    assert failed(check_rotate_cache(default_freqs), "frequencies", "default", "freqs")
+    assert failed(check_rotate_cache(default_freqs), "frequencies", "default", "inv_freq")
     assert failed(check_rotate_cache(half_layout), "pairing", "half layout", "interleaved")
     assert failed(check_rotate_cache(backwards), "direction")
     assert failed(check_rotate_cache(one_late), "off by one", "start + 1")
-    assert failed(check_rotate_cache(lambda keys, start, freqs: rotate_cache(keys, start, freqs).float()), "dtype")
-    assert failed(check_rotate_cache(lambda keys, start, freqs: rotate_cache(keys, start, freqs)[:, 1:]), "shape")
-    assert failed(check_rotate_cache(lambda keys, start, freqs: rotate_cache(keys, start, freqs).numpy()), "torch.Tensor")
+    assert failed(check_rotate_cache(lambda keys, start, inv_freq: rotate_cache(keys, start, inv_freq).float()), "dtype")
+    assert failed(check_rotate_cache(lambda keys, start, inv_freq: rotate_cache(keys, start, inv_freq)[:, 1:]), "shape")
+    assert failed(check_rotate_cache(lambda keys, start, inv_freq: rotate_cache(keys, start, inv_freq).numpy()), "torch.Tensor")
 
 
 def test_b_m_hints():
@@ -743,11 +743,11 @@ def test_axial_rotate_hints():
 
     def alternating(x, h, w):
         return rope_lib.multi_axis.apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]],
-                                              rope_lib.axial.axial_freqs_2d(len(x), 100.0, split="alternating"))[0, 0, 0]
+                                              rope_lib.axial.axial_inv_freq_2d(len(x), 100.0, split="alternating"))[0, 0, 0]
 
     def half_layout(x, h, w):
         return rope_lib.multi_axis.apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]],
-                                              rope_lib.axial.axial_freqs_2d(len(x), 100.0), layout="half")[0, 0, 0]
+                                              rope_lib.axial.axial_inv_freq_2d(len(x), 100.0), layout="half")[0, 0, 0]
 
     def clockwise(x, h, w):
         return axial_rotate(x, -h, -w)

@@ -157,7 +157,7 @@ HALF_AND_INTERLEAVED = {
                            ["pairing"], ["配对"]),
     "check_axial_rotate": (check_axial_rotate, axial_rotate,
                            lambda x, h, w: rope_lib.multi_axis.apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]],
-                                                                          rope_lib.axial.axial_freqs_2d(len(x), 100.0), layout="half")[0, 0, 0].numpy(),
+                                                                          rope_lib.axial.axial_inv_freq_2d(len(x), 100.0), layout="half")[0, 0, 0].numpy(),
                            ["pairing"], ["配对"]),
     # rotate_qk's first calls test properties (relative scores, decoding, bf16), so a slip there gets that property's hint
     "check_rotate_qk": (check_rotate_qk, rotate_qk,

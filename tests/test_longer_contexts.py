@@ -91,15 +91,15 @@ def test_the_check_speaks_chinese_with_lang_zh():
 
 
 @pytest.mark.parametrize("wrong, en, zh", [
-    (lambda keys, start, freqs: rotate_cache(keys, 0, freqs), "positions", "位置"),
-    (lambda keys, start, freqs: rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), layout="interleaved"), "frequencies", "频率"),
-    (lambda keys, start, freqs: rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), inv_freq=freqs, layout="half"),
+    (lambda keys, start, inv_freq: rotate_cache(keys, 0, inv_freq), "positions", "位置"),
+    (lambda keys, start, inv_freq: rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), layout="interleaved"), "frequencies", "频率"),
+    (lambda keys, start, inv_freq: rope_lib.apply_rope(keys, torch.arange(start, start + keys.shape[1]), inv_freq=inv_freq, layout="half"),
      "pairing", "半分布局"),
-    (lambda keys, start, freqs: rope_lib.apply_rope(keys, -torch.arange(start, start + keys.shape[1]), inv_freq=freqs, layout="interleaved"), "direction", "方向"),
-    (lambda keys, start, freqs: rotate_cache(keys, start + 1, freqs), "off by one", "差了一位"),
-    (lambda keys, start, freqs: rotate_cache(keys, start, freqs).float(), "dtype", "dtype"),
-    (lambda keys, start, freqs: rotate_cache(keys, start, freqs)[:, 1:], "shape", "形状"),
-    (lambda keys, start, freqs: rotate_cache(keys, start, freqs) * 1.5, "the result is not", "结果不是"),
+    (lambda keys, start, inv_freq: rope_lib.apply_rope(keys, -torch.arange(start, start + keys.shape[1]), inv_freq=inv_freq, layout="interleaved"), "direction", "方向"),
+    (lambda keys, start, inv_freq: rotate_cache(keys, start + 1, inv_freq), "off by one", "差了一位"),
+    (lambda keys, start, inv_freq: rotate_cache(keys, start, inv_freq).float(), "dtype", "dtype"),
+    (lambda keys, start, inv_freq: rotate_cache(keys, start, inv_freq)[:, 1:], "shape", "形状"),
+    (lambda keys, start, inv_freq: rotate_cache(keys, start, inv_freq) * 1.5, "the result is not", "结果不是"),
 ], ids=["positions", "frequencies", "pairing", "direction", "off-by-one", "dtype", "shape", "other"])
 def test_each_hint_in_both_languages(wrong, en, zh):
     english, chinese_result = check_rotate_cache(wrong), check_rotate_cache(wrong, lang="zh")

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from rope_lib import apply_rope
-from rope_lib.mrope import mrope_axis_of_pair, mrope_freqs, mrope_position_ids
+from rope_lib.mrope import mrope_axis_of_pair, mrope_inv_freq, mrope_position_ids
 from rope_lib.multi_axis import apply_multi_axis_rope
 
 FLOAT32_ATOL = 5e-5
@@ -46,7 +46,7 @@ def test_axes_follow_the_definition(section, interleaved):
 
 
 def test_frequencies_are_1d_frequencies_placed_in_their_axis():
-    freqs = mrope_freqs(16, 10000.0, (2, 3, 3))
+    freqs = mrope_inv_freq(16, 10000.0, (2, 3, 3))
     theta = [10000.0 ** (-2 * i / 16) for i in range(8)]
     expected = np.zeros((8, 3))
     for i, axis in enumerate([0, 0, 1, 1, 1, 2, 2, 2]):
@@ -58,7 +58,7 @@ def test_text_tokens_get_plain_rope():
     ids = mrope_position_ids([("text", 9)])
     x = torch.randn(1, 9, 2, 16, dtype=torch.float64)
     for interleaved in (False, True):
-        got = apply_multi_axis_rope(x, ids, mrope_freqs(16, 10000.0, (4, 2, 2), interleaved=interleaved), layout="half")
+        got = apply_multi_axis_rope(x, ids, mrope_inv_freq(16, 10000.0, (4, 2, 2), interleaved=interleaved), layout="half")
         assert torch.allclose(got, apply_rope(x, torch.arange(9), layout="half"), rtol=0, atol=1e-12)
 
 
@@ -140,7 +140,7 @@ def test_blocks_match_qwen2_vl(d, section, segments):
 
     positions = mrope_position_ids(segments)
     x = torch.randn(1, positions.shape[0], 2, d, generator=torch.Generator().manual_seed(d))
-    ours = apply_multi_axis_rope(x, positions, mrope_freqs(d, 10000.0, section), layout="half")
+    ours = apply_multi_axis_rope(x, positions, mrope_inv_freq(d, 10000.0, section), layout="half")
     assert torch.allclose(ours, mrope_rotation_hf(modeling_qwen2_vl, section, d, positions, x), rtol=0, atol=FLOAT32_ATOL)
 
 
@@ -153,10 +153,10 @@ def test_interleaved_matches_qwen3_vl(d, section, segments):
     modeling_qwen3_vl.Qwen3VLTextConfig = configuration_qwen3_vl.Qwen3VLTextConfig
     positions = mrope_position_ids(segments)
     x = torch.randn(1, positions.shape[0], 2, d, generator=torch.Generator().manual_seed(d))
-    ours = apply_multi_axis_rope(x, positions, mrope_freqs(d, 10000.0, section, interleaved=True), layout="half")
+    ours = apply_multi_axis_rope(x, positions, mrope_inv_freq(d, 10000.0, section, interleaved=True), layout="half")
     theirs = mrope_rotation_hf(modeling_qwen3_vl, section, d, positions, x)
     assert torch.allclose(ours, theirs, rtol=0, atol=FLOAT32_ATOL)
-    blocks = apply_multi_axis_rope(x, positions, mrope_freqs(d, 10000.0, section), layout="half")
+    blocks = apply_multi_axis_rope(x, positions, mrope_inv_freq(d, 10000.0, section), layout="half")
     assert not torch.allclose(blocks, theirs, rtol=0, atol=FLOAT32_ATOL)  # the check tells the two layouts apart
 
 
@@ -164,7 +164,7 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match="mrope_section must be three pair counts"):
         mrope_axis_of_pair((16, 24))
     with pytest.raises(ValueError, match="mrope_section must add up to d/2 = 64"):
-        mrope_freqs(128, 10000.0, (16, 24, 16))
+        mrope_inv_freq(128, 10000.0, (16, 24, 16))
     with pytest.raises(TypeError, match="interleaved must be True or False"):
         mrope_axis_of_pair((2, 3, 3), interleaved="yes")
     with pytest.raises(ValueError, match="segments must be a non-empty list"):

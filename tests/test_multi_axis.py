@@ -61,7 +61,7 @@ def test_float32_input_keeps_its_dtype():
 def test_bad_input_is_named():
     x = torch.randn(1, 3, 1, 4)
     freqs = np.ones((2, 2))
-    with pytest.raises(ValueError, match="freqs must have one row per pair"):
+    with pytest.raises(ValueError, match="inv_freq must have one row per pair"):
         apply_multi_axis_rope(x, [[0, 1]] * 3, np.ones((3, 2)))
     with pytest.raises(ValueError, match=r"positions must have shape \(T, A\)"):
         apply_multi_axis_rope(x, [[0, 1, 2]] * 3, freqs)
@@ -69,9 +69,9 @@ def test_bad_input_is_named():
         apply_multi_axis_rope(x, torch.zeros(3, 2), freqs)
     with pytest.raises(ValueError, match="one coordinate per axis"):
         multi_axis_angles([1, 2, 3], freqs)
-    with pytest.raises(ValueError, match=r"freqs must have shape \(D/2, A\)"):
+    with pytest.raises(ValueError, match=r"inv_freq must have shape \(D/2, A\)"):
         require_axis_frequencies(np.ones(4))
-    with pytest.raises(TypeError, match="freqs must hold real numbers"):
+    with pytest.raises(TypeError, match="inv_freq must hold real numbers"):
         require_axis_frequencies(np.ones((2, 2), dtype=bool))
     with pytest.raises(ValueError, match="finite"):
         require_axis_frequencies(np.full((2, 2), np.nan))

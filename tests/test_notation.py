@@ -68,3 +68,29 @@ def test_no_retired_symbol(path):
         text = text.replace(quoted, "")
     found = retired_forms(text)
     assert not found, f"{path.relative_to(ROOT)} uses a retired symbol (the introduction's notation table): {found}"
+
+
+RETIRED_NAMES = {"freqs": "inv_freq", "trained_len": "original_max_len", "past": "start_pos", "kv_heads": "n_kv_heads"}
+"""Names CONTRIBUTING's "One name in the code" retired, as an argument of a function of rope_lib/ → the name instead."""
+
+METAS_SIGNATURES = {"precompute_freqs_cis": {"dim", "theta"}}
+"""The functions that keep Meta's argument names, to be read beside Meta's code."""
+
+
+def test_the_library_uses_one_name_per_concept():
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "rope_lib").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            args = node.args
+            names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+            name = getattr(node, "name", "lambda")
+            wrong = {n for n in names if n in RETIRED_NAMES}
+            core = "teach" not in path.parts  # teach/'s two-dimensional chapters call their one pair's θ theta
+            if core and "theta" in names and "theta" not in METAS_SIGNATURES.get(name, ()):
+                wrong.add("theta")
+            found += [f"{path.relative_to(ROOT)}:{node.lineno} {name}({n}): use {RETIRED_NAMES.get(n, 'base')}" for n in sorted(wrong)]
+    assert not found, "\n".join(found)

@@ -10,7 +10,7 @@ from glyphs import assert_english_figure, drawn_words, has_chinese, missing_glyp
 from rope_lib.teach.exercises import check_axial_rotate
 from rope_lib.teach.rope_for_images import (
     kind_name,
-    patch_rule_freqs,
+    patch_rule_inv_freq,
     patch_score_widget,
     plot_mrope_positions,
     plot_patch_scores,
@@ -40,10 +40,10 @@ def test_patch_score_widget_stays_small_and_every_control_moves_the_picture():
 def test_patch_scores_draw_a_cross_or_a_diagonal_stripe():
     assert "cross along its row and its column" in plot_patch_scores(2, 3, "axial").alt_text
     assert "stripe along the anti-diagonal" in plot_patch_scores(2, 3, "diagonal").alt_text
-    diagonal = patch_rule_freqs("diagonal", 8, 10.0)
+    diagonal = patch_rule_inv_freq("diagonal", 8, 10.0)
     assert np.allclose(diagonal[:, 0], diagonal[:, 1])
     with pytest.raises(ValueError, match="rule must be one of"):
-        patch_rule_freqs("mixed", 8, 10.0)
+        patch_rule_inv_freq("mixed", 8, 10.0)
 
 
 def test_mrope_figure_describes_its_sequence():

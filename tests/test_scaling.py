@@ -26,7 +26,7 @@ from rope_lib.scaling import (
     dynamic_ntk_inv_freq,
     LLAMA3_BASE,
     llama3_inv_freq,
-    llama3_scale_freqs,
+    llama3_scale_inv_freq,
     llama3_wavelength_bounds,
     METHOD_FIELDS,
     ntk_base,
@@ -118,7 +118,7 @@ def test_yarn_attention_factor():
 def test_llama3_rule_pair_by_pair(wavelength, factor):
     """Kept below L/4 = 2048, divided by the factor above L = 8192, a linear blend in L/λ between."""
     freq = 2 * math.pi / wavelength
-    (new,) = llama3_scale_freqs([freq], factor)
+    (new,) = llama3_scale_inv_freq([freq], factor)
     if wavelength < 2048:
         assert new == freq
     elif wavelength > 8192:
@@ -131,7 +131,7 @@ def test_llama3_rule_pair_by_pair(wavelength, factor):
 def test_llama3_rule_is_continuous_at_both_boundaries():
     for wavelength, limit in [(2048.0, 1.0), (8192.0, 1 / 8)]:
         freqs = 2 * math.pi / np.array([wavelength * (1 - 1e-12), wavelength, wavelength * (1 + 1e-12)])
-        np.testing.assert_allclose(llama3_scale_freqs(freqs) / freqs, limit, rtol=1e-9)
+        np.testing.assert_allclose(llama3_scale_inv_freq(freqs) / freqs, limit, rtol=1e-9)
     assert LLAMA3_BASE == 500000.0
     theta = inv_freq(128, LLAMA3_BASE)
     lam = 2 * np.pi / theta
@@ -159,9 +159,9 @@ def llama3_threshold_wavelengths(low, high, original):
 
 
 def llama3_threshold_mismatches(factor, low, high, original):
-    """The wavelengths near the thresholds where `llama3_scale_freqs` leaves the rule's definition."""
+    """The wavelengths near the thresholds where `llama3_scale_inv_freq` leaves the rule's definition."""
     lam = llama3_threshold_wavelengths(low, high, original)
-    ours = llama3_scale_freqs(2 * np.pi / lam, factor, low_freq_factor=low, high_freq_factor=high, original_max_len=original) / (2 * np.pi / lam)
+    ours = llama3_scale_inv_freq(2 * np.pi / lam, factor, low_freq_factor=low, high_freq_factor=high, original_max_len=original) / (2 * np.pi / lam)
     expected = np.array([llama3_expected_ratio(w, factor, low, high, original) for w in lam])
     return [float(w) for w, a, b in zip(lam, ours, expected) if not math.isclose(a, b, rel_tol=1e-12)]
 
@@ -173,7 +173,7 @@ def test_llama3_rule_just_inside_and_outside_both_thresholds(factor, low, high, 
     assert llama3_threshold_mismatches(factor, low, high, original) == []
     lam = llama3_threshold_wavelengths(low, high, original)
     freqs = 2 * np.pi / lam
-    ratio = llama3_scale_freqs(freqs, factor, low_freq_factor=low, high_freq_factor=high, original_max_len=original) / freqs
+    ratio = llama3_scale_inv_freq(freqs, factor, low_freq_factor=low, high_freq_factor=high, original_max_len=original) / freqs
     assert np.all(ratio[:2] == 1) and np.all(ratio[2:4] < 1 - 1e-5)  # kept below L/high, blended just above
     assert np.all(ratio[4:6] > 1 / factor + 1e-6) and np.allclose(ratio[6:], 1 / factor, rtol=1e-15)  # blended below L/low, divided above
 
@@ -198,7 +198,7 @@ def test_partial_rotary_dim_and_angle_coverage():
     lam = rope_lib.frequencies.wavelengths(128)
     np.testing.assert_array_equal(cover == 1, 4095 >= lam)
     np.testing.assert_allclose(cover[cover < 1], 4095 / lam[cover < 1])
-    np.testing.assert_allclose(angle_coverage(128, 10000.0, 4 * 4095 + 1, freqs=inv_freq(128) / 4), cover, rtol=1e-12)  # PI: 4× the length, the same angles
+    np.testing.assert_allclose(angle_coverage(128, 10000.0, 4 * 4095 + 1, inv_freq=inv_freq(128) / 4), cover, rtol=1e-12)  # PI: 4× the length, the same angles
 
 
 @pytest.mark.parametrize("method", rope_lib.scaling.FACTOR_RULES)
@@ -450,7 +450,7 @@ def test_bad_factors_and_settings_are_refused():
     with pytest.raises(ValueError, match=r"beta_slow and beta_fast must satisfy"):
         yarn_ramp(64, original_max_len=4096, beta_fast=1.0, beta_slow=32.0)
     with pytest.raises(ValueError, match=r"low_freq_factor and high_freq_factor must satisfy"):
-        llama3_scale_freqs([0.1], low_freq_factor=4.0, high_freq_factor=1.0)
+        llama3_scale_inv_freq([0.1], low_freq_factor=4.0, high_freq_factor=1.0)
     with pytest.raises(ValueError, match=r"partial_rotary_factor must lie in \(0, 1\]"):
         partial_rotary_dim(64, 1.5)
     with pytest.raises(ValueError, match=r"must be a positive even integer"):
@@ -736,17 +736,17 @@ def test_llama3_rule_matches_meta_on_arbitrary_frequencies_including_both_bounda
 
     wavelengths = np.concatenate([np.geomspace(2.0, 1e6, 997), [2048.0, 8192.0, 2047.999, 8192.001]])
     freqs = 2 * np.pi / wavelengths
-    np.testing.assert_allclose(llama3_scale_freqs(freqs), apply_scaling(torch.from_numpy(freqs)).numpy(), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(llama3_scale_inv_freq(freqs), apply_scaling(torch.from_numpy(freqs)).numpy(), rtol=1e-15, atol=0)
 
 
 def meta_threshold_mismatches():
-    """The wavelengths, within a position of Llama 3.1's thresholds 2048 and 8192, where `llama3_scale_freqs`
+    """The wavelengths, within a position of Llama 3.1's thresholds 2048 and 8192, where `llama3_scale_inv_freq`
     (float64, Meta's settings) differs from Meta's `apply_scaling` by more than float64 rounding."""
     from llama_models.llama3.model import apply_scaling
 
     wavelengths = np.array([edge + step for edge in (2048.0, 8192.0) for step in (-1.0, -0.5, -1e-6, 0.0, 1e-6, 0.5, 1.0)])
     freqs = 2 * np.pi / wavelengths
-    ours, theirs = llama3_scale_freqs(freqs), apply_scaling(torch.from_numpy(freqs)).numpy()
+    ours, theirs = llama3_scale_inv_freq(freqs), apply_scaling(torch.from_numpy(freqs)).numpy()
     return [float(w) for w, a, b in zip(wavelengths, ours, theirs) if not abs(a - b) <= 1e-15 * abs(b)]
 
 

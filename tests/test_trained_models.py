@@ -247,26 +247,26 @@ def test_accuracy_runs_a_real_model_and_refuses_bad_input():
 def test_rescaled_keeps_the_weights_and_applies_the_rule(rule):
     task = LookbackTask()
     model = model_for_task(task, "rope", max_seq_len=64, seed=1, **TINY_ONE_BLOCK)
-    twin = rescaled(model, rule, 2.0, trained_len=16)
+    twin = rescaled(model, rule, 2.0, original_max_len=16)
     assert twin.config.scaling == RopeScaling(TEST_TIME_RULES[rule], 2.0, original_max_len=16)
     assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), twin.state_dict().values()))
     tokens, _ = task.batch(40, 2, torch.Generator().manual_seed(0))
     with torch.no_grad():
         assert not torch.allclose(twin(tokens, use_cache=False), model(tokens, use_cache=False))
-        same = rescaled(model, rule, 1.0, trained_len=16)  # factor 1: plain RoPE again
+        same = rescaled(model, rule, 1.0, original_max_len=16)  # factor 1: plain RoPE again
         torch.testing.assert_close(same(tokens, use_cache=False), model(tokens, use_cache=False))
 
 
 def test_rescaled_refuses_what_it_cannot_rescale():
     rope = model_for_task(CopyTask(), "rope", max_seq_len=16, seed=0, **TINY_ONE_BLOCK)
     with pytest.raises(ValueError, match="rule must be one of"):
-        rescaled(rope, "llama3", 2.0, trained_len=8)
+        rescaled(rope, "llama3", 2.0, original_max_len=8)
     with pytest.raises(ValueError, match="position_encoding='rope'"):
-        rescaled(model_for_task(CopyTask(), "none", max_seq_len=16, seed=0, **TINY_ONE_BLOCK), "pi", 2.0, trained_len=8)
-    with pytest.raises(ValueError, match="trained_len"):
-        rescaled(rope, "yarn", 2.0, trained_len=0)
+        rescaled(model_for_task(CopyTask(), "none", max_seq_len=16, seed=0, **TINY_ONE_BLOCK), "pi", 2.0, original_max_len=8)
+    with pytest.raises(ValueError, match="original_max_len"):
+        rescaled(rope, "yarn", 2.0, original_max_len=0)
     with pytest.raises(TypeError, match="model must be a rope_lib.Model"):
-        rescaled(nn.Linear(1, 1), "pi", 2.0, trained_len=8)
+        rescaled(nn.Linear(1, 1), "pi", 2.0, original_max_len=8)
 
 
 # --- the attention probe: the model's own softmax, a planted offset head found ----------------------------------------
@@ -358,7 +358,7 @@ def run(task, encoding, seed):
 def report():
     return {
         "date": "2026-12-01T00:00:00+00:00", "command": "test", "machine": {"cpu": "Test CPU"}, "versions": {}, "device": "cpu",
-        "config": {"test_time_rules": RULES, "curve_every": 10, "trained_len": 8},
+        "config": {"test_time_rules": RULES, "curve_every": 10, "original_max_len": 8},
         "tasks": {"copy": {"n_symbols": 4}, "lookback": {"n_symbols": 4}},
         "encodings": ["rope", "none"], "seeds": [0, 1, 2],
         "runs": [run(t, e, s) for t in ("copy", "lookback") for e in ("rope", "none") for s in (0, 1, 2)],

@@ -120,9 +120,9 @@ def test_a_bad_layout_is_told_the_two_conventions():
 
 
 def test_errors_name_the_argument_the_caller_passed():
-    """Each message names the parameter as the function spells it: dim, not d; base in rope_lib's own functions, and
-    theta in precompute_freqs_cis, which keeps Meta's signature."""
-    with pytest.raises(ValueError, match=r"^dim must be a positive even integer"):
+    """Each message names the parameter as the function spells it: d, the rotated width, and base in rope_lib's own
+    functions; dim and theta in precompute_freqs_cis, which keeps Meta's signature."""
+    with pytest.raises(ValueError, match=r"^d must be a positive even integer"):
         rope_cos_sin(range(4), 7)
     with pytest.raises(ValueError, match=r"^base must be a finite number greater than 1"):
         apply_rope(x_of(), range(4), base=1.0, layout="interleaved")

@@ -105,7 +105,7 @@ def test_keeps_non_negative_can_fail():
 
 
 def test_bad_input():
-    with pytest.raises(ValueError, match=r"freqs must be a non-empty vector"):
+    with pytest.raises(ValueError, match=r"inv_freq must be a non-empty vector"):
         b_m_theta(3, np.ones((2, 2)))
     with pytest.raises(ValueError, match=r"high must exceed low"):
         base_grid(100.0, 10.0, 8)

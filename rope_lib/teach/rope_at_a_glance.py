@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 
 from ..frequencies import DEFAULT_BASE, angles, wavelengths
 from ..rotation import rotary_matrix, score_grid
-from .shared.checking import CheckResult, F32_EPS, FLOAT32_ANGLES, Hint, allclose_within, answer_array, call_student, case_seed, diagnose, float32_hint, freqs_counted_from_one, mismatch, normal_case, run_check, turn_adjacent_pairs
+from .shared.checking import CheckResult, F32_EPS, FLOAT32_ANGLES, Hint, allclose_within, answer_array, call_student, case_seed, diagnose, float32_hint, inv_freq_counted_from_one, mismatch, normal_case, run_check, turn_adjacent_pairs
 from .shared.figure_style import SEQUENTIAL_CMAP, new_figure, series_style
 from .shared.interactive import Control, InteractiveFigure
 from .shared.language import Words, require_language, text
@@ -164,7 +164,7 @@ def check_rope_pairs(rope_pairs, *, lang: str = "en") -> CheckResult:
             (lambda: rotary_matrix(-m, d, theta) @ x,
              Words(f"{call}: direction — each pair turned clockwise, by −mθ_i; RoPE turns by +mθ_i (counter-clockwise)",
                    f"{call}：方向——每一对都按顺时针转了 −mθ_i；RoPE 转的是 +mθ_i（逆时针）")),
-            (lambda: turn_adjacent_pairs(x, m * freqs_counted_from_one(d, theta)),
+            (lambda: turn_adjacent_pairs(x, m * inv_freq_counted_from_one(d, theta)),
              Words(f"{call}: frequencies — pair i must use θ_i = base^(−2i/d) with i counted from 0, so pair 0 turns by exactly m radians",
                    f"{call}：频率——第 i 对要用 θ_i = base^(−2i/d)，i 从 0 开始数，所以第 0 对恰好转 m 弧度")),
             (lambda: turn_adjacent_pairs(x, m * theta ** (-np.arange(d // 2) / d)),

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from ..axial import axial_freqs_2d, grid_score_map
+from ..axial import axial_inv_freq_2d, grid_score_map
 from ..frequencies import inv_freq
 from ..mrope import MROPE_AXES, mrope_position_ids
 from ..multi_axis import apply_multi_axis_rope
@@ -24,13 +24,13 @@ PATCH_RULES = ("axial", "diagonal")
 (1, 1)/√2, one of the tables RoPE-Mixed can learn and axial RoPE cannot express."""
 
 
-def patch_rule_freqs(rule: str, d: int, base: float) -> np.ndarray:
+def patch_rule_inv_freq(rule: str, d: int, base: float) -> np.ndarray:
     """The frequency vectors the figure uses: axial with shared frequencies, or the 1D frequencies base^(−2i/d)
     along the diagonal."""
     if rule not in PATCH_RULES:
         raise ValueError(f"rule must be one of {PATCH_RULES}, got {rule!r}")
     if rule == "axial":
-        return axial_freqs_2d(d, base)
+        return axial_inv_freq_2d(d, base)
     return np.outer(inv_freq(d, base), [np.cos(np.pi / 4), np.sin(np.pi / 4)])  # (d/2, 2)
 
 
@@ -47,8 +47,8 @@ def plot_patch_scores(h: int, w: int, rule: str = "axial", size: int = 12, d: in
     (q = k = all ones), scaled so that the patch itself scores 1."""
     require_language(lang)
     ones = np.ones(d)
-    freqs = patch_rule_freqs(rule, d, base)
-    grid = grid_score_map(ones, ones, freqs, (h, w), size, size) / (ones @ ones)
+    theta = patch_rule_inv_freq(rule, d, base)
+    grid = grid_score_map(ones, ones, theta, (h, w), size, size) / (ones @ ones)
     shape = "a cross along its row and its column" if rule == "axial" else "a stripe along the anti-diagonal through it, where h + w is the query's"
     shape_zh = "沿它所在的行和列的十字" if rule == "axial" else "穿过它的一条反对角线条带（这些图像块的 h + w 与查询相同）"
     fig = new_figure(
@@ -81,7 +81,7 @@ def plot_patch_scores_by_rule(h: int, w: int, size: int = 12, d: int = 8, base: 
     (h, w) under axial RoPE and under frequencies along the diagonal."""
     require_language(lang)
     ones = np.ones(d)
-    grids = {rule: grid_score_map(ones, ones, patch_rule_freqs(rule, d, base), (h, w), size, size) / (ones @ ones) for rule in PATCH_RULES}
+    grids = {rule: grid_score_map(ones, ones, patch_rule_inv_freq(rule, d, base), (h, w), size, size) / (ones @ ones) for rule in PATCH_RULES}
     fig = new_figure(
         text(
             lang,
@@ -186,9 +186,9 @@ AXIAL_EXERCISE_BASE = 100.0
 """The base the exercise asks for: Heo et al.'s, for ViTs."""
 
 
-def _axial(x: np.ndarray, h: int, w: int, *, freqs=None, layout: str = "interleaved") -> np.ndarray:
+def _axial(x: np.ndarray, h: int, w: int, *, inv_freq=None, layout: str = "interleaved") -> np.ndarray:
     """x turned to patch (h, w) by axial RoPE (shared frequencies, base 100) or by the given frequency vectors."""
-    table = axial_freqs_2d(x.size, AXIAL_EXERCISE_BASE) if freqs is None else freqs
+    table = axial_inv_freq_2d(x.size, AXIAL_EXERCISE_BASE) if inv_freq is None else inv_freq
     turned = apply_multi_axis_rope(torch.from_numpy(x)[None, None, None], [[h, w]], table, layout=layout)
     return turned[0, 0, 0].numpy()
 
@@ -215,10 +215,10 @@ def check_axial_rotate(axial_rotate, *, lang: str = "en") -> CheckResult:
             diagnose(got, [
                 (lambda: _axial(x, w, h), Words(f"{call}: axes — the first d/4 pairs turn with the row h, the last d/4 with the column w",
                                              f"{call}：轴弄反了——前 d/4 个维度对随行 h 转动，后 d/4 个随列 w 转动")),
-                (lambda: _axial(x, h, w, freqs=axial_freqs_2d(d, AXIAL_EXERCISE_BASE, split="alternating")),
+                (lambda: _axial(x, h, w, inv_freq=axial_inv_freq_2d(d, AXIAL_EXERCISE_BASE, split="alternating")),
                  Words(f"{call}: frequencies — each axis gets the same d/4 frequencies 100^(−4i/d), not alternate ones of the d/2 of 1D RoPE",
                        f"{call}：频率不对——两个轴用的是同一组 d/4 个频率 100^(−4i/d)，而不是从一维 RoPE 的 d/2 个频率中隔一个取一个")),
-                (lambda: _axial(x, h, w, freqs=axial_freqs_2d(d, AXIAL_EXERCISE_BASE) ** 0.5),
+                (lambda: _axial(x, h, w, inv_freq=axial_inv_freq_2d(d, AXIAL_EXERCISE_BASE) ** 0.5),
                  Words(f"{call}: frequencies — a head of d values hands d/4 pairs to each axis, so θ_i = 100^(−4i/d), not 100^(−2i/d)",
                        f"{call}：频率不对——d 维的头给每个轴分 d/4 个维度对，所以 θ_i = 100^(−4i/d)，而不是 100^(−2i/d)")),
                 (lambda: _axial(x, h, w, layout="half"),

@@ -211,9 +211,9 @@ def variant_frequencies(variant: str, d: int, seq_len: int, *, base: float = DEF
 
 def _wavelengths(variant: str, d: int, seq_len: int, base: float, original_max_len: int, lang: str = "en"):
     """(plain RoPE's wavelengths, the variant's with inf where θ' = 0, the words on its factor set)."""
-    freqs, note = variant_frequencies(variant, d, seq_len, base=base, original_max_len=original_max_len, lang=lang)
+    theta, note = variant_frequencies(variant, d, seq_len, base=base, original_max_len=original_max_len, lang=lang)
     lam = np.full(d // 2, np.inf)
-    lam[freqs > 0] = 2 * np.pi / freqs[freqs > 0]
+    lam[theta > 0] = 2 * np.pi / theta[theta > 0]
     return 2 * np.pi / inv_freq(d, base), lam, note
 
 

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from .._validate import require_even_dim
 from ..frequencies import DEFAULT_BASE, inv_freq, wavelengths
 from ..sinusoidal import absolute_position_score, sinusoidal_encoding, sinusoidal_pair, sinusoidal_position
-from .shared.checking import CheckResult, F32_EPS, Hint, allclose_within, answer_array, call_student, diagnose, float32_hint, freqs_counted_from_one, run_check
+from .shared.checking import CheckResult, F32_EPS, Hint, allclose_within, answer_array, call_student, diagnose, float32_hint, inv_freq_counted_from_one, run_check
 from .shared.displayed_equations import Check
 from .shared.figure_style import DIVERGING_CMAP, draw_unit_circle, new_figure, series_style, subscript
 from .shared.interactive import Control, InteractiveFigure
@@ -276,8 +276,8 @@ def check_walk_encoding(walk_encoding, *, lang: str = "en") -> CheckResult:
             swapped = expected.copy()
             swapped[:, 0::2], swapped[:, 1::2] = expected[:, 1::2], expected[:, 0::2]
             shifted = np.empty_like(expected)
-            shifted[:, 0::2] = np.sin(np.outer(m, freqs_counted_from_one(d, DEFAULT_BASE)))
-            shifted[:, 1::2] = np.cos(np.outer(m, freqs_counted_from_one(d, DEFAULT_BASE)))
+            shifted[:, 0::2] = np.sin(np.outer(m, inv_freq_counted_from_one(d, DEFAULT_BASE)))
+            shifted[:, 1::2] = np.cos(np.outer(m, inv_freq_counted_from_one(d, DEFAULT_BASE)))
             diagnose(got, [
                 (lambda: swapped, Words(f"{call}: sin and cos swapped — p_0 = (sin 0, cos 0, …) = (0, 1, 0, 1, …): even columns hold sines, odd columns cosines",
                                         f"{call}：sin 和 cos 放反了——p_0 = (sin 0, cos 0, …) = (0, 1, 0, 1, …)：偶数列是正弦，奇数列是余弦")),

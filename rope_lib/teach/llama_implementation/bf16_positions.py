@@ -14,5 +14,5 @@ def bf16_angles(positions, d: int, base: float = DEFAULT_BASE) -> torch.Tensor:
     neighbouring positions get the same angles. The pitfall `rope_angles` avoids.
     """
     m = torch.as_tensor(list(positions), dtype=torch.bfloat16)  # (P,) rounded to bf16
-    freqs = torch.from_numpy(inv_freq(d, base)).to(torch.bfloat16)  # (d/2,)
-    return (m[:, None] * freqs).to(torch.float64)  # (P, d/2)
+    theta = torch.from_numpy(inv_freq(d, base)).to(torch.bfloat16)  # (d/2,)
+    return (m[:, None] * theta).to(torch.float64)  # (P, d/2)

@@ -404,7 +404,7 @@ FLOAT32_ANGLES = Words(
 )
 
 
-def freqs_counted_from_one(d: int, base: float) -> np.ndarray:
+def inv_freq_counted_from_one(d: int, base: float) -> np.ndarray:
     """The classic off-by-one: θ_i = base^(−2(i+1)/d) instead of base^(−2i/d)."""
     return inv_freq(d, base) * base ** (-2 / d)
 

@@ -123,11 +123,11 @@ def plot_length_generalisation(report: dict, *, lang: str = "en") -> Figure:
         text(
             lang,
             en=f"Line charts, one per task ({', '.join(tasks)}), of the accuracy on fresh sequences against their length, "
-            f"1, 2 and 4 times the trained length of {report['config']['trained_len']} tokens, for each position encoding "
+            f"1, 2 and 4 times the trained length of {report['config']['original_max_len']} tokens, for each position encoding "
             f"and for RoPE rescaled at test time; the mean over {len(report['seeds'])} seeds, with bars from the lowest to "
             f"the highest seed. Mean accuracy {said}.",
             zh=f"折线图，每个任务一幅（{'、'.join(_task_short(task, lang) for task in tasks)}），画出每种位置编码、以及在测试时"
-            f"缩放过的 RoPE，在新序列上的准确率随序列长度的变化；长度为训练长度 {report['config']['trained_len']} 个词元的"
+            f"缩放过的 RoPE，在新序列上的准确率随序列长度的变化；长度为训练长度 {report['config']['original_max_len']} 个词元的"
             f" 1、2、4 倍。取 {len(report['seeds'])} 个随机种子的均值，误差棒从最低的种子延伸到最高的种子。平均准确率：{said}。",
         ),
         figsize=(7.5, 4.0),

@@ -67,18 +67,18 @@ def rescaled_arguments(a) -> None:
         refuse("model", "use position_encoding='rope' to be rescaled", repr(a["model"].config.position_encoding))
     if a["rule"] not in TEST_TIME_RULES:
         refuse("rule", f"be one of {tuple(TEST_TIME_RULES)}", repr(a["rule"]))
-    arguments(factor=require_factor, trained_len=require_positive_int)(a)
+    arguments(factor=require_factor, original_max_len=require_positive_int)(a)
 
 
 @checked_by(rescaled_arguments)
 def rescaled(
-    model: Model, rule: str, factor: float, *, trained_len: int
+    model: Model, rule: str, factor: float, *, original_max_len: int
 ) -> Model:
     """The same weights in a model whose RoPE uses the rule
     `TEST_TIME_RULES[rule]` at `factor` (s = L'/L, at least 1), for a model
-    trained on sequences of trained_len tokens."""
+    trained on sequences of original_max_len tokens."""
     scaling = RopeScaling(
-        TEST_TIME_RULES[rule], factor, original_max_len=trained_len
+        TEST_TIME_RULES[rule], factor, original_max_len=original_max_len
     )
     config = dataclasses.replace(
         model.config, scaling=scaling, device=model.device

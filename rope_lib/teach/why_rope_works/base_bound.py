@@ -32,19 +32,19 @@ from ...frequencies import inv_freq
 
 
 def b_m_theta_arguments(a) -> None:
-    if np.ndim(a["freqs"]) != 1 or np.size(a["freqs"]) == 0:
-        refuse("freqs", "be a non-empty vector of frequencies θ_i", f"shape {np.shape(a['freqs'])}")
+    if np.ndim(a["inv_freq"]) != 1 or np.size(a["inv_freq"]) == 0:
+        refuse("inv_freq", "be a non-empty vector of frequencies θ_i", f"shape {np.shape(a['inv_freq'])}")
 
 
 @checked_by(b_m_theta_arguments)
-def b_m_theta(positions, freqs) -> np.ndarray:
+def b_m_theta(positions, inv_freq) -> np.ndarray:
     """B_{Δ,θ} = Σ_i cos(Δ·θ_i) for every distance Δ in `positions`, shape
     positions.shape (the direct sum)."""
     positions = np.asarray(positions, dtype=float)  # a list too
-    return np.cos(positions[..., None] * freqs).sum(axis=-1)
+    return np.cos(positions[..., None] * inv_freq).sum(axis=-1)
 
 
-def b_m_theta_blocks(max_len: int, freqs) -> np.ndarray:
+def b_m_theta_blocks(max_len: int, inv_freq) -> np.ndarray:
     """B_{Δ,θ} for Δ = 0 … max_len by blocks: with Δ = a + j,
 
     cos((a + j)θ) = cos(aθ)cos(jθ) − sin(aθ)sin(jθ),
@@ -53,7 +53,7 @@ def b_m_theta_blocks(max_len: int, freqs) -> np.ndarray:
     Agrees with `b_m_theta` to about 1e-13; shape (max_len + 1,).
     """
     max_len = require_positive_int(max_len, "max_len")
-    theta = np.asarray(freqs, dtype=np.float64)
+    theta = np.asarray(inv_freq, dtype=np.float64)
     block = math.isqrt(max_len + 1) + 1
     offsets = np.arange(block, dtype=np.float64)[:, None] * theta  # (block, d/2): j·θ_i
     starts = np.arange(0, max_len + 1, block, dtype=np.float64)[:, None] * theta  # (blocks, d/2): a·θ_i
@@ -154,10 +154,10 @@ def _refine(d: int, context_len: int, failing: float, passing: float, points: in
     return float(next(b for b in candidates if first_negative(d, b, context_len) > context_len))
 
 
-def similarity_curve(freqs, attention_factor: float, distances) -> np.ndarray:
+def similarity_curve(inv_freq, attention_factor: float, distances) -> np.ndarray:
     """Expected score of a key that copies the query, relative to distance 0 of plain RoPE:
     attention_factor² · B_{Δ,θ'} / (d/2) (chapter "Longer contexts")."""
-    return attention_factor**2 * b_m_theta(distances, freqs) / np.size(freqs)
+    return attention_factor**2 * b_m_theta(distances, inv_freq) / np.size(inv_freq)
 
 
 def rounding_interval(value: float, digits: int = 2) -> tuple[float, float]:
