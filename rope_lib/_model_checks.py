@@ -19,6 +19,7 @@ from ._validate import (
     require_positive_int,
     require_positive_real,
     require_real,
+    require_rotary_dim,
 )
 from .scaling import RopeScaling
 
@@ -33,9 +34,7 @@ def model_config(config, position_encodings: tuple[str, ...], default_base: floa
     if config.n_heads % n_kv_heads:
         raise ValueError(f"n_heads={config.n_heads} must be a multiple of n_kv_heads={n_kv_heads}")
     head_dim = require_even_dim(config.dim // config.n_heads, "head_dim (dim / n_heads)")
-    rotary_dim = head_dim if config.rotary_dim is None else require_even_dim(config.rotary_dim, "rotary_dim")
-    if rotary_dim > head_dim:
-        raise ValueError(f"rotary_dim must be at most the head dimension D={head_dim}, got {rotary_dim}")
+    rotary_dim = require_rotary_dim(config.rotary_dim, head_dim)
     require_positive_real(config.norm_eps, "norm_eps")
     require_base(config.base)
     require_layout(config.layout)

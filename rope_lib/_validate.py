@@ -92,10 +92,10 @@ def require_non_negative_int(value, name: str) -> int:
     return int(value)
 
 
-def require_even_dim(dim, name: str = "dim") -> int:
-    if require_int(dim, name) <= 0 or dim % 2:
-        refuse(name, "be a positive even integer (coordinates rotate in pairs)", dim)
-    return int(dim)
+def require_even_dim(d, name: str = "d") -> int:
+    if require_int(d, name) <= 0 or d % 2:
+        refuse(name, "be a positive even integer (coordinates rotate in pairs)", d)
+    return int(d)
 
 
 def require_ntk_dim(d: int, name: str = "d") -> int:
@@ -246,12 +246,12 @@ def require_vector(values, n: int, name: str = "inv_freq", *, shape: str = "have
         refuse(name, f"hold {items}", f"min {array.min()} and max {array.max()}")
 
 
-def inv_freq_or_base_arguments(a, dim: int, name: str = "inv_freq") -> None:
-    """dim/2 frequencies: a[name] when given, else base^(−2i/dim) from a["base"]."""
+def inv_freq_or_base_arguments(a, d: int, name: str = "inv_freq") -> None:
+    """d/2 frequencies: a[name] when given, else base^(−2i/d) from a["base"]."""
     if a[name] is None:
         require_base(a["base"])
     else:
-        require_vector(a[name], dim // 2, name)
+        require_vector(a[name], d // 2, name)
 
 
 def require_axis_frequencies(inv_freq, name: str = "inv_freq") -> np.ndarray:
