@@ -133,6 +133,11 @@ def generate_arguments(a) -> None:
         raise ValueError("top_k and generator apply to sampling only: pass temperature > 0, or leave them None for greedy decoding")
     if eos is not None and require_non_negative_int(eos, "eos_token_id") >= config.vocab_size:
         raise ValueError(f"eos_token_id must be a token id below vocab_size={config.vocab_size}, got {eos}")
+    if require_bool(a["compile"], "compile") and config.position_encoding == "alibi":
+        raise ValueError("compile=True needs a step whose shapes never change, and ALiBi's bias grows with every step; use compile=False")
+    if a["compile"] and config.scaling is not None and config.scaling.is_dynamic:
+        raise ValueError(f"compile=True needs a step whose shapes never change, and scaling method {config.scaling.method!r} "
+                         "takes new frequencies as the sequence grows; use compile=False")
     batch, prompt_len = prompt.shape
     end = prompt_len + new_tokens - 1
     if end > config.max_seq_len:

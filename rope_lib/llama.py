@@ -202,16 +202,27 @@ class KVCache(nn.Module):
         self.batch = 0  # how many sequences: rows 0 … batch − 1
 
     def update(
-        self, start_pos: int, k: torch.Tensor, v: torch.Tensor
+        self,
+        start_pos: int | torch.Tensor,
+        k: torch.Tensor,
+        v: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Store k, v (B, Hkv, T, D) at positions
         start_pos … start_pos + T − 1 and return the keys and values of
         positions 0 … start_pos + T − 1, each (B, Hkv, start_pos + T, D).
+        A compiled decoding step (`Model.step`) gives start_pos as a tensor
+        of its T positions and gets the whole buffers back, (B, Hkv, S, D).
 
         When k or v carry a graph, the returned tensors are the cached
         prefix (constants) followed by k and v themselves, so gradients
         reach this call's keys and values."""
         batch, seq = k.shape[0], k.shape[2]
+        if isinstance(start_pos, torch.Tensor):
+            # a compiled step (Model.step): write at the positions,
+            # return the whole buffers (B, Hkv, S, D), shapes fixed
+            self.k[:batch].index_copy_(2, start_pos, k)
+            self.v[:batch].index_copy_(2, start_pos, v)
+            return self.k[:batch], self.v[:batch]
         end = start_pos + seq
         self.length, self.batch = end, batch
         # values only: no graph enters the buffer
@@ -357,6 +368,7 @@ class Model(nn.Module):
             table = torch.from_numpy(sinusoidal_encoding(config.max_seq_len, config.dim)).to(**factory)
             self.register_buffer("pos_table", table, persistent=False)  # (max_seq_len, dim), fixed
         self.rope = RopeTable(config, device) if config.position_encoding == "rope" else None
+        self._compiled_step = None  # generate(..., compile=True) makes it: compiled_step
         self.layers = nn.ModuleList(TransformerBlock(config, device) for _ in range(config.n_layers))
         self.norm = RMSNorm(config.dim, config.norm_eps, **factory)
         self.output = nn.Linear(config.dim, config.vocab_size, bias=False, **factory)
@@ -447,6 +459,23 @@ class Model(nn.Module):
             mask = bias if mask is None else mask + bias
         return mask
 
+    def step(self, token: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+        """One decoding step as gpt-fast compiles it: token (B, 1) at `position`, a tensor (1,), → logits (B, vocab).
+        The position is a tensor and the query attends over the whole cache, keys past it masked out, so
+        every step has the same shapes and `torch.compile` compiles it once (`generate(..., compile=True)`)."""
+        h = self.tok_embeddings(token)  # (B, 1, dim)
+        if self.config.position_encoding == "learned":
+            h = h + self.pos_embeddings.weight[position]
+        elif self.config.position_encoding == "sinusoidal":
+            h = h + self.pos_table[position]
+        rope = None if self.rope is None else (self.rope.cos[position], self.rope.sin[position])
+        keys = torch.arange(self.config.max_seq_len, device=h.device)
+        mask = torch.zeros(1, keys.shape[0], dtype=h.dtype, device=h.device).masked_fill(keys > position, float("-inf"))
+        for layer in self.layers:
+            h = layer(h, position, rope, mask, True)
+        logits = self.output(self.norm(h))[:, -1]  # (B, vocab_size)
+        return logits if logits.dtype == torch.float64 else logits.float()
+
     @checked_by(_model_checks.generate_arguments)
     def generate(
         self,
@@ -457,6 +486,7 @@ class Model(nn.Module):
         top_k: int | None = None,
         generator: torch.Generator | None = None,
         eos_token_id: int | None = None,
+        compile: bool = False,
     ) -> torch.Tensor:
         """Decode after prompt_tokens (B, T): one prefill, then one token a step through the KV cache.
 
@@ -468,14 +498,23 @@ class Model(nn.Module):
         sample from softmax(logits / temperature), restricted to the top_k most likely tokens when
         top_k is given, drawing from `generator` (a seeded torch.Generator gives the same tokens each run).
         The result is an ordinary tensor (not an inference-mode one): a loss may use it.
+        compile=True: the steps after the prefill run `step` compiled by torch.compile (compiled once per
+        model and batch size, on the first call), for the same tokens.
         """
         batch = prompt_tokens.shape[0]
         out = torch.empty((batch, max_new_tokens), dtype=torch.int64, device=prompt_tokens.device)
         done = torch.zeros(batch, dtype=torch.bool, device=prompt_tokens.device)
         tokens, start = prompt_tokens, 0
+        decode = self.compiled_step() if compile else None
         with torch.inference_mode():
             for step in range(max_new_tokens):
-                logits = self(tokens, start)[:, -1]  # (B, vocab): the prefill at 0, then one token a step
+                if decode is None or start == 0:
+                    logits = self(tokens, start)[:, -1]  # (B, vocab): the prefill at 0, then one token a step
+                else:
+                    position = torch.tensor([start], device=tokens.device)
+                    logits = decode(tokens, position)
+                    for layer in self.layers:  # what Model.forward's checks read: the cache's length
+                        layer.attention.cache.length = start + 1
                 token = self.next_token(logits, temperature, top_k, generator)  # (B,)
                 if eos_token_id is not None:
                     token = token.masked_fill(done, eos_token_id)  # a sequence that ended keeps ending
@@ -487,6 +526,12 @@ class Model(nn.Module):
                 start += tokens.shape[1]
                 tokens = token[:, None]  # (B, 1)
         return out.clone()  # made in inference mode, it could not enter autograd: a clone can
+
+    def compiled_step(self):
+        """`step` compiled by torch.compile, made on the first call and kept (gpt-fast's decode_one_token)."""
+        if self._compiled_step is None:
+            self._compiled_step = torch.compile(self.step, fullgraph=True, dynamic=False)
+        return self._compiled_step
 
     @staticmethod
     def next_token(logits: torch.Tensor, temperature: float, top_k: int | None, generator) -> torch.Tensor:

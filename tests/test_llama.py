@@ -321,6 +321,7 @@ def small():
         (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, temperature=1.0, top_k=0), ValueError, "top_k"),
         (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, temperature=1.0, top_k=VOCAB + 1), ValueError, "top_k"),
         (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, temperature=1.0, generator=0), TypeError, "generator"),
+        (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, compile=1), TypeError, "compile must be True or False"),
         (lambda m: m.generate(torch.ones(1, 3, dtype=torch.int64), 2, eos_token_id=VOCAB), ValueError, "eos_token_id"),
         (lambda m: m.generate(torch.ones(1, 3), 2), TypeError, "prompt_tokens"),
     ],
@@ -842,3 +843,47 @@ def test_the_cache_knows_how_far_its_sequences_go(gen):
     assert (kv.length, kv.batch) == (1, 2)
     kv.reset()
     assert (kv.length, kv.batch) == (0, 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_a_compiled_decoding_step_gives_the_eager_tokens(layout):
+    """generate(compile=True), gpt-fast's way: one compiled step, the position a tensor, the whole cache attended
+    with the keys past the position masked out. Greedy and seeded sampling give the eager tokens, and the model
+    goes on from the cache afterwards as it does after an eager run; a second call reuses the compiled step."""
+    ours = ours_from(hf_llama("llama3"), layout, max_batch_size=2)
+    prompt = tokens(2, 7)
+    next_logits = {}
+    for compiled in (False, True):
+        made = ours.generate(prompt, 20, compile=compiled)
+        with torch.no_grad():  # the step after the last: the cache holds positions 0 … 25
+            next_logits[compiled] = ours(made[:, -1:], start_pos=7 + 19)
+        if compiled:
+            assert torch.equal(made, eager)
+        eager = made
+    torch.testing.assert_close(next_logits[True], next_logits[False], rtol=0, atol=1e-5)
+    step = ours.compiled_step()
+    assert ours.compiled_step() is step
+    sampled = {compiled: ours.generate(prompt, 12, temperature=0.8, top_k=20, compile=compiled,
+                                       generator=torch.Generator().manual_seed(3)) for compiled in (False, True)}
+    assert torch.equal(sampled[True], sampled[False])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("encoding", ["none", "sinusoidal", "learned"])
+def test_a_compiled_step_adds_the_other_encodings_as_the_eager_one(encoding):
+    model = tiny(encoding)
+    prompt = torch.randint(0, VOCAB, (1, 5), generator=torch.Generator().manual_seed(0))
+    assert torch.equal(model.generate(prompt, 10, compile=True), model.generate(prompt, 10))
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [({"position_encoding": "alibi"}, "ALiBi"), ({"scaling": RopeScaling("dynamic", 2.0, original_max_len=8)}, "'dynamic'")],
+)
+def test_compile_is_refused_where_a_step_cannot_keep_its_shapes(change, words):
+    """ALiBi's bias and a rule whose frequencies depend on the length change with every step: refused, not compiled
+    into a wrong step."""
+    model = Model(ModelConfig(**{**CONFIG, "max_seq_len": 32, **change}))
+    with pytest.raises(ValueError, match=f"compile=True needs a step whose shapes never change.*{words}"):
+        model.generate(torch.ones(1, 3, dtype=torch.int64), 4, compile=True)
