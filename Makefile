@@ -14,7 +14,7 @@ PORT ?= 8000
 REVEAL_VERSION := 4.6.0
 REVEAL_STAMP := $(VENV)/reveal.js/.reveal-$(REVEAL_VERSION)
 
-.PHONY: help html book slides test test-fast serve bench experiments pdf clean
+.PHONY: help html book slides test test-fast serve bench gpu-check experiments pdf clean
 
 # `make` alone lists the targets: the lines below that start with `##`.
 help:
@@ -28,6 +28,7 @@ help:
 ## pdf          both editions' PDFs, _build/latex/ and _build/zh/_build/latex/ (Debian, root or sudo)
 ## slides       the slide decks: the book build writes them (same as `make book`)
 ## bench        time RoPE and decoding; writes book/data/bench_<device>.json
+## gpu-check    on a CUDA machine: the gpu tests, then RoPE and decoding timed there; writes book/data/bench_cuda.json (DEVICE=cpu: its dry run)
 ## experiments  train the small position-encoding models; writes book/data/experiments.json
 ## clean        remove _build (the site, the PDFs and the execution cache)
 ## help         this list
@@ -89,6 +90,14 @@ test-fast: $(TEST_DEPS)
 # writes book/data/bench_<device>.json. The peers it times (transformers, llama-models, …) are test extras.
 bench: $(TEST_DEPS)
 	$(BIN)/python -m benchmarks.rope_speed
+
+# What a GPU is needed for, in one command (benchmarks/gpu_check.py): the gpu tests, then RoPE and whole-model decoding
+# timed on CUDA, written to book/data/bench_cuda.json. DEVICE=cpu runs the same steps on the CPU at tiny sizes into
+# _build/gpu-check/ (`make test` runs that dry run too). On CUDA it also installs requirements-gpu.txt.
+DEVICE ?= cuda
+gpu-check: $(TEST_DEPS)
+	$(if $(filter cuda,$(DEVICE)),$(BIN)/python -m pip install -r requirements-gpu.txt)
+	$(BIN)/python -m benchmarks.gpu_check --device $(DEVICE)
 
 # Five position encodings trained on two tasks that need position and asked at 1×, 2× and 4× the trained length
 # (benchmarks/position_encodings.py): writes book/data/experiments.json, which chapter "RoPE in a trained model" reads.

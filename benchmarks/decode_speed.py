@@ -7,7 +7,17 @@ batch 1, a 16-token prompt, 128 new tokens, no end token, so both make exactly 1
 in an order shuffled per round; the median time over the rounds is reported as tokens per second, and the
 two sequences of tokens are compared.
 
-Two more measurements say what bounds the speed:
+Each model decodes twice: eagerly, and with its decoding step compiled by `torch.compile` in its own
+recipe. rope_lib's is `generate(..., compile=True)`, gpt-fast's way: a preallocated cache, the position
+given as a tensor, one compiled step. Hugging Face's is its static cache with its `CompileConfig`
+(`cache_implementation="static"`). The first call of a compiled run compiles, with an empty compiler cache;
+its time beyond a steady call is reported apart (`compile_s`), and tokens per second count the steady calls only.
+
+Three more measurements say what bounds the speed:
+
+* `roofline_tokens_per_s`: the bytes of the weights a step reads (every matrix but the token
+  embeddings, whose one row a step reads) against the bandwidth of a copy measured in the same run
+  (`copy_gb_per_s`): the speed of a step that did nothing but stream its weights from memory once.
 
 * `matvec_ceiling_tokens_per_s`: one pass of a single vector through every weight matrix of the model (the
   products a decoding step cannot skip), timed alone. Weights that do not fit in the cache are read from
@@ -24,6 +34,7 @@ import statistics
 import time
 
 import torch
+from torch._inductor.utils import fresh_inductor_cache
 
 from benchmarks.timing import synchronize
 
@@ -36,22 +47,21 @@ PROMPT_LEN, NEW_TOKENS = 16, 128
 ROUNDS = {"3M": 7, "80M": 3}
 
 
-def build_pair(shape: dict, device: torch.device, *, seed: int = 0):
-    """(Hugging Face's model, rope_lib's model holding its weights, the config) for one shape, in float32."""
+def build_pair(shape: dict, device: torch.device, *, seed: int = 0, dtype: torch.dtype = torch.float32):
+    """(Hugging Face's model, rope_lib's model holding its weights, the config) for one shape, in `dtype`."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     from rope_lib import from_hf_state_dict
 
     torch.manual_seed(seed)
     config = LlamaConfig(
-        **shape,
-        num_key_value_heads=shape["num_attention_heads"],
+        **{"num_key_value_heads": shape["num_attention_heads"], **shape},
         max_position_embeddings=PROMPT_LEN + NEW_TOKENS,
         bos_token_id=None,
         eos_token_id=None,
         pad_token_id=None,
     )
-    hf = LlamaForCausalLM(config).to(device).eval()
+    hf = LlamaForCausalLM(config).to(device=device, dtype=dtype).eval()
     ours = from_hf_state_dict(hf.state_dict(), config, layout="half", device=device)
     return hf, ours, config
 
@@ -59,7 +69,7 @@ def build_pair(shape: dict, device: torch.device, *, seed: int = 0):
 def _matvec_ceiling_s(model, device: torch.device, repeats: int) -> float:
     """Seconds for one vector through every weight matrix of `model` (a rope_lib.Model), fastest of `repeats`."""
     weights = [p for name, p in model.named_parameters() if p.dim() == 2 and not name.startswith("tok_embeddings")]
-    inputs = {w.shape[1]: torch.randn(1, w.shape[1], device=device) for w in weights}
+    inputs = {w.shape[1]: torch.randn(1, w.shape[1], device=device, dtype=w.dtype) for w in weights}
     best = float("inf")
     with torch.inference_mode():
         for _ in range(repeats + 1):
@@ -78,7 +88,7 @@ def _rope_call_us(model, device: torch.device, repeats: int = 2000) -> dict:
     from rope_lib.rope import rotate_pairs
 
     attention = model.layers[0].attention
-    x = torch.randn(1, 1, attention.n_heads + attention.n_kv_heads, attention.head_dim, device=device)
+    x = torch.randn(1, 1, attention.n_heads + attention.n_kv_heads, attention.head_dim, device=device, dtype=model.config.dtype)
     cos, sin = model.rope(torch.arange(PROMPT_LEN, PROMPT_LEN + 1, device=device), seq_len=PROMPT_LEN + 1)  # (1, D/2)
     out = torch.empty_like(x)
     calls = {
@@ -99,21 +109,77 @@ def _rope_call_us(model, device: torch.device, repeats: int = 2000) -> dict:
     return found
 
 
-def compare(size: str, device: torch.device, *, rounds: int | None = None, new_tokens: int = NEW_TOKENS, seed: int = 0) -> dict:
-    """Decode with both models at one size; the record of "decode" in the bench report."""
-    hf, ours, config = build_pair(SIZES[size], device, seed=seed)
+def copy_gb_per_s(device: torch.device, *, mib: int = 256, repeats: int = 5) -> float:
+    """The bandwidth of dst.copy_(src) over `mib` MiB (far more than a cache holds), counting both the bytes read
+    and the bytes written, fastest of `repeats`."""
+    src = torch.ones(mib * 2**18, device=device)  # float32: mib MiB
+    dst = torch.empty_like(src)
+    best = float("inf")
+    for _ in range(repeats + 1):
+        synchronize(device)
+        start = time.perf_counter()
+        dst.copy_(src)
+        synchronize(device)
+        best = min(best, time.perf_counter() - start)
+    return 2 * src.nbytes / best / 1e9
+
+
+def weight_bytes_per_step(model) -> int:
+    """The bytes of the weights one decoding step reads: every matrix and vector of `model` (a rope_lib.Model) but
+    the token embeddings, unless the output layer shares them."""
+    return sum(p.nbytes for name, p in model.named_parameters() if not name.startswith("tok_embeddings")) + (
+        model.output.weight.nbytes if model.config.tie_embeddings else 0
+    )
+
+
+def hf_compile_config(device: torch.device):
+    """Hugging Face's recipe for a compiled decoding step: a static cache and its CompileConfig, in CUDA graphs
+    on a GPU; on the CPU, where its generate does not compile unless told, the default mode, told to."""
+    from transformers import CompileConfig
+
+    config = CompileConfig(mode="reduce-overhead" if device.type == "cuda" else "default")
+    config._compile_all_devices = device.type != "cuda"
+    return config
+
+
+def compare(size: str, device: torch.device, *, rounds: int | None = None, new_tokens: int = NEW_TOKENS, seed: int = 0,
+            shapes: dict | None = None, compiled: bool = True, dtype: torch.dtype = torch.float32) -> dict:
+    """Decode with both models at one size, eager and compiled; the record of "decode" in the bench report.
+    shapes: the table of sizes (SIZES by default)."""
+    shape = (SIZES if shapes is None else shapes)[size]
+    hf, ours, config = build_pair(shape, device, seed=seed, dtype=dtype)
     prompt = torch.randint(0, config.vocab_size, (1, PROMPT_LEN), generator=torch.Generator().manual_seed(seed)).to(device)
+    compile_config = hf_compile_config(device) if compiled else None
+    every_token = torch.ones_like(prompt)  # else generate masks out the prompt's tokens equal to pad_token_id
 
     def run_hf():
         with torch.inference_mode():
-            return hf.generate(prompt, max_new_tokens=new_tokens, do_sample=False, pad_token_id=0)[:, PROMPT_LEN:]
+            return hf.generate(prompt, attention_mask=every_token, max_new_tokens=new_tokens, do_sample=False, pad_token_id=0)[:, PROMPT_LEN:]
+
+    def run_hf_compiled():
+        with torch.inference_mode():
+            return hf.generate(prompt, attention_mask=every_token, max_new_tokens=new_tokens, do_sample=False, pad_token_id=0,
+                               cache_implementation="static", compile_config=compile_config)[:, PROMPT_LEN:]
 
     def run_ours():
         ours.reset_cache()
         return ours.generate(prompt, new_tokens)
 
+    def run_ours_compiled():
+        ours.reset_cache()
+        return ours.generate(prompt, new_tokens, compile=True)
+
     runs = {"hf": run_hf, "rope_lib": run_ours}
-    tokens = {name: run() for name, run in runs.items()}  # the warm-up, and the tokens compared
+    if compiled:
+        runs |= {"hf_compiled": run_hf_compiled, "rope_lib_compiled": run_ours_compiled}
+    tokens, first = {}, {}
+    for name, run in runs.items():  # the warm-up (and the compilation, from nothing cached), and the tokens compared
+        with fresh_inductor_cache():
+            synchronize(device)
+            start = time.perf_counter()
+            tokens[name] = run()
+            synchronize(device)
+            first[name] = time.perf_counter() - start
     times = {name: [] for name in runs}
     order = list(runs)
     shuffle = random.Random(seed)
@@ -125,31 +191,52 @@ def compare(size: str, device: torch.device, *, rounds: int | None = None, new_t
             runs[name]()
             synchronize(device)
             times[name].append(time.perf_counter() - start)
-    speed = {name: new_tokens / statistics.median(ts) for name, ts in times.items()}
-    return {
+    median = {name: statistics.median(ts) for name, ts in times.items()}
+    speed = {name: new_tokens / m for name, m in median.items()}
+    bandwidth = copy_gb_per_s(device)
+    roofline = bandwidth * 1e9 / weight_bytes_per_step(ours)
+    record = {
         "size": size,
         "device": device.type,
+        "dtype": str(ours.config.dtype).removeprefix("torch."),
         "params": sum(p.numel() for p in hf.parameters()),
-        "config": dict(SIZES[size]),
+        "config": dict(shape),
         "prompt_len": PROMPT_LEN,
         "new_tokens": new_tokens,
         "rounds": len(times["hf"]),
         "hf_tokens_per_s": speed["hf"],
         "rope_lib_tokens_per_s": speed["rope_lib"],
         "ratio": speed["rope_lib"] / speed["hf"],
-        "identical_tokens": bool(torch.equal(tokens["hf"], tokens["rope_lib"])),
+        "identical_tokens": all(torch.equal(tokens["hf"], t) for t in tokens.values()),
         "tokens_made": [int(tokens[name].shape[1]) for name in runs],
         "matvec_ceiling_tokens_per_s": 1.0 / _matvec_ceiling_s(ours, device, repeats=5),
+        "copy_gb_per_s": bandwidth,
+        "roofline_tokens_per_s": roofline,
         "rope_call_us": _rope_call_us(ours, device),
     }
+    if compiled:
+        record |= {
+            "hf_compiled_tokens_per_s": speed["hf_compiled"],
+            "rope_lib_compiled_tokens_per_s": speed["rope_lib_compiled"],
+            "compiled_ratio_to_hf_eager": speed["rope_lib_compiled"] / speed["hf"],
+            "compiled_ratio_to_hf_compiled": speed["rope_lib_compiled"] / speed["hf_compiled"],
+            "compiled_share_of_roofline": speed["rope_lib_compiled"] / roofline,
+            "compile_s": {name: max(0.0, first[name] - median[name]) for name in ("hf_compiled", "rope_lib_compiled")},
+        }
+    return record
 
 
 def format_table(records: list[dict]) -> str:
-    """The decode records as a fixed-width text table."""
-    lines = [f"{'device':6} {'size':4} {'params':>10} {'HF tok/s':>9} {'rope_lib tok/s':>14} {'ratio':>6} {'ceiling':>8} {'same tokens':>11}"]
+    """The decode records as a fixed-width text table: tokens per second, eager and compiled (— where not run)."""
+    lines = [f"{'device':6} {'size':4} {'params':>13} {'HF':>8} {'HF comp.':>8} {'rope_lib':>8} {'comp.':>8} "
+             f"{'roofline':>8} {'compile s (HF, ours)':>20} {'same tokens':>11}"]
     for r in records:
+        compiled = "hf_compiled_tokens_per_s" in r
+        cell = lambda key: f"{r[key]:8.1f}" if key in r else f"{'—':>8}"  # noqa: E731
+        seconds = f"{r['compile_s']['hf_compiled']:.1f}, {r['compile_s']['rope_lib_compiled']:.1f}" if compiled else "—"
         lines.append(
-            f"{r['device']:6} {r['size']:4} {r['params']:>10,} {r['hf_tokens_per_s']:9.1f} {r['rope_lib_tokens_per_s']:14.1f} "
-            f"{r['ratio']:6.2f} {r['matvec_ceiling_tokens_per_s']:8.1f} {str(r['identical_tokens']):>11}"
+            f"{r['device']:6} {r['size']:4} {r['params']:>13,} {cell('hf_tokens_per_s')} {cell('hf_compiled_tokens_per_s')} "
+            f"{cell('rope_lib_tokens_per_s')} {cell('rope_lib_compiled_tokens_per_s')} {cell('roofline_tokens_per_s')} "
+            f"{seconds:>20} {str(r['identical_tokens']):>11}"
         )
     return "\n".join(lines)

@@ -65,7 +65,7 @@ DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 PITFALL_SEQ_LEN = 8192
 """Positions 0 … 8191 for the bf16 study: bf16 spaces integers 32 apart just below 8192."""
 DATA_DIR = Path(__file__).resolve().parents[1] / "book" / "data"
-PEERS = {"meta": "llama-models", "hf": "transformers", "lucidrains": "rotary-embedding-torch"}
+PEERS = {"meta": "llama-models", "hf": "transformers", "lucidrains": "rotary-embedding-torch", "liger": "liger-kernel"}
 
 IMPLS = {
     "copy": {"call": "dst.copy_(x)", "allocates": "nothing (dst preallocated)"},
@@ -92,6 +92,10 @@ IMPLS = {
     "lucidrains": {
         "call": "rotary_embedding_torch.RotaryEmbedding(128).rotate_queries_or_keys(x) on a (B, H, T, D) view",
         "allocates": "cos/sin of its cached angles, rotate_half's pieces, products, a concatenation and the output",
+    },
+    "liger": {
+        "call": "liger_kernel.transformers.rope.liger_rotary_pos_emb(q, k, cos, sin) on (B, H, T, D) views (time / 2): a Triton kernel, CUDA only",
+        "allocates": "whatever its Triton kernel and its layout changes need (it rotates q and k in one launch)",
     },
 }
 
@@ -188,6 +192,15 @@ def peer_calls(device: torch.device, positions: torch.Tensor, dtype: torch.dtype
         calls["hf"] = ("half", lambda slot: apply_rotary_pos_emb(slot["x"].transpose(1, 2), slot["x2"].transpose(1, 2), cos, sin), 2)
     except ImportError as error:
         skipped["hf"] = str(error)
+    if device.type != "cuda":
+        skipped["liger"] = "a Triton kernel: timed on CUDA only"
+    elif "hf" in calls:
+        try:
+            from liger_kernel.transformers.rope import liger_rotary_pos_emb  # requirements-gpu.txt, `make gpu-check`
+
+            calls["liger"] = ("half", lambda slot: liger_rotary_pos_emb(slot["x"].transpose(1, 2), slot["x2"].transpose(1, 2), cos, sin), 2)
+        except ImportError as error:
+            skipped["liger"] = str(error)
     try:
         from rotary_embedding_torch import RotaryEmbedding
 

@@ -36,12 +36,19 @@ def check_records(report, devices, dtypes, seq_lens):
 
 
 def check_decode(record, size, *, rounds):
-    """A decode record: the shape timed, both speeds, their ratio, and the same 128 greedy tokens from both."""
+    """A decode record: the shape timed, the four speeds (each model eager and compiled), their ratios, the
+    compilations timed apart, the roofline, and the same 128 greedy tokens from all four."""
     assert record["size"] == size and record["config"] == decode_speed.SIZES[size] and record["device"] == "cpu"
     assert record["prompt_len"] == 16 and record["new_tokens"] == 128 and record["rounds"] == rounds
-    assert record["tokens_made"] == [128, 128] and record["identical_tokens"] is True
-    assert record["hf_tokens_per_s"] > 0 and record["rope_lib_tokens_per_s"] > 0
-    assert math.isclose(record["ratio"], record["rope_lib_tokens_per_s"] / record["hf_tokens_per_s"])
+    assert record["tokens_made"] == [128] * 4 and record["identical_tokens"] is True
+    speeds = {key: record[f"{key}_tokens_per_s"] for key in ("hf", "rope_lib", "hf_compiled", "rope_lib_compiled")}
+    assert all(speed > 0 for speed in speeds.values())
+    assert math.isclose(record["ratio"], speeds["rope_lib"] / speeds["hf"])
+    assert math.isclose(record["compiled_ratio_to_hf_eager"], speeds["rope_lib_compiled"] / speeds["hf"])
+    assert math.isclose(record["compiled_ratio_to_hf_compiled"], speeds["rope_lib_compiled"] / speeds["hf_compiled"])
+    assert math.isclose(record["compiled_share_of_roofline"], speeds["rope_lib_compiled"] / record["roofline_tokens_per_s"])
+    assert set(record["compile_s"]) == {"hf_compiled", "rope_lib_compiled"} and min(record["compile_s"].values()) >= 0
+    assert record["copy_gb_per_s"] > 0 and record["dtype"] == "float32"
     assert record["matvec_ceiling_tokens_per_s"] > 0 and set(record["rope_call_us"]) == {"fused_checked", "eager_unchecked"}
 
 
@@ -74,7 +81,7 @@ def test_a_tiny_run_writes_the_documented_json(tmp_path, capsys):
         "--decode-sizes", "3M", "--decode-rounds", "1", "--output-dir", str(tmp_path),
     ])
     printed = capsys.readouterr().out
-    assert "rope_lib_fused" in printed and "x copy" in printed and "rope_lib tok/s" in printed
+    assert "rope_lib_fused" in printed and "x copy" in printed and "HF comp." in printed and "roofline" in printed
     report = json.loads((tmp_path / "bench_cpu.json").read_text())
     for key in ("date", "machine", "versions", "method", "impls", "results", "permutation", "roofline", "pitfalls", "kernels", "decode"):
         assert key in report
@@ -121,6 +128,10 @@ def test_committed_results_come_from_a_full_default_run(device):
     assert [r["size"] for r in report["decode"]] == list(decode_speed.SIZES)
     for record in report["decode"]:
         check_decode(record, record["size"], rounds=decode_speed.ROUNDS[record["size"]])
+    decode = {r["size"]: r for r in report["decode"]}
+    assert decode["3M"]["compiled_ratio_to_hf_eager"] >= 2  # the compiled step's targets, in the committed run
+    assert all(r["compiled_ratio_to_hf_compiled"] >= 1 for r in decode.values())
+    assert decode["80M"]["compiled_share_of_roofline"] >= 0.7
 
 
 def test_speed_figure_is_drawn_from_the_report_and_described():
