@@ -10,7 +10,7 @@ import torch
 from glyphs import has_chinese, missing_glyphs
 from paths import ROOT
 from rope_lib.teach.exercises import check_bf16_position_error
-from rope_lib.teach.implementations_and_speed import RECORD_KEYS, load_report, lookup, plot_speed, seq_lens
+from rope_lib.teach.implementations_and_speed import RECORD_KEYS, cuda_report_markdown, load_report, lookup, plot_speed, seq_lens
 from test_exercises import bf16_position_error
 
 
@@ -46,6 +46,28 @@ def test_load_report_reads_a_report_and_checks_its_records(tmp_path):
         load_report(path)
     with pytest.raises(FileNotFoundError, match=r"path must name a report written by `make bench`"):
         load_report(tmp_path / "bench_cuda.json")
+
+
+@pytest.mark.parametrize("lang, words", [("en", "No CUDA report is committed"), ("zh", "尚未提交 CUDA 的测量报告")])
+def test_without_a_cuda_report_the_appendix_says_so_and_how_to_make_one(tmp_path, lang, words):
+    said = cuda_report_markdown(tmp_path / "bench_cuda.json", lang=lang)
+    assert said.startswith(words) and "`make gpu-check`" in said and "|" not in said
+
+
+def test_a_cuda_report_is_shown_as_its_tables(tmp_path):
+    cuda = report()
+    for record in cuda["results"]:
+        record["device"] = "cuda"
+    cuda |= {"machine": {"gpu": "Test GPU"}, "date": "2027-01-02T03:04:05+00:00", "command": "make gpu-check", "decode": [
+        {"size": "80M", "dtype": "bfloat16", "hf_tokens_per_s": 100.0, "hf_compiled_tokens_per_s": 300.0,
+         "rope_lib_tokens_per_s": 150.0, "rope_lib_compiled_tokens_per_s": 320.0, "identical_tokens": True}]}
+    (tmp_path / "bench_cuda.json").write_text(json.dumps(cuda))
+    shown = cuda_report_markdown(tmp_path / "bench_cuda.json").splitlines()
+    assert shown[0].startswith("Measured on Test GPU, 2027-01-02")
+    assert "| fp32 | S = 512 | S = 2048 |" in shown
+    assert "| rope_lib_fused (half) | 0.80 | 0.80 |" in shown  # a copy's time over the implementation's
+    assert "| 80M (bfloat16) | 100 | 300 | 150 | 320 | True |" in shown
+    assert not any(line.startswith("| copy") for line in shown)  # the yardstick is the unit, not a row
 
 
 # --- both languages: the figure and the check -------------------------------------------------------------------------

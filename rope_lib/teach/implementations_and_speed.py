@@ -49,6 +49,50 @@ def lookup(report: dict, impl: str, layout: str, dtype: str, seq_len: int) -> di
     return found[0]
 
 
+CUDA_TABLE_IMPLS = (
+    ("rope_lib_eager", "half"), ("rope_lib_fused", "half"), ("rope_lib_fused", "interleaved"),
+    ("rope_lib_compiled", "half"), ("hf", "half"), ("meta", "interleaved"), ("lucidrains", "interleaved"),
+    ("liger", "half"),
+)
+"""The rows of the CUDA table, where the report holds them: rope_lib's paths, then the peers."""
+
+
+def cuda_report_markdown(path, *, lang: str = "en") -> str:
+    """What the appendix shows of the CUDA report at `path` (bench_cuda.json, written by `make gpu-check`), as
+    Markdown: each implementation's speed as a share of a copy's at each S and dtype, then whole-model decoding,
+    eager and compiled; or, when there is no such report, a sentence that says so and how to make one."""
+    require_language(lang)
+    path = Path(path)
+    if not path.is_file():
+        return text(
+            lang,
+            en="No CUDA report is committed: no GPU was at hand for this edition, so the tables above are the CPU's "
+               "alone. On a CUDA machine, `make gpu-check` writes `book/data/bench_cuda.json`, and its tables appear here.",
+            zh="尚未提交 CUDA 的测量报告：本版运行时手头没有 GPU，所以上面的表只有 CPU 的结果。"
+               "在有 CUDA 的机器上运行 `make gpu-check`，它会写出 `book/data/bench_cuda.json`，其中的表会出现在这里。",
+        )
+    report = load_report(path)
+    lengths = seq_lens(report)
+    gpu = report["machine"].get("gpu", "CUDA")
+    lines = [text(lang, en=f"Measured on {gpu}, {report['date'][:10]} (`{report['command']}`). Speed as a share of a copy's:",
+                  zh=f"在 {gpu} 上测量，{report['date'][:10]}（`{report['command']}`）。速度以拷贝速度的倍数表示："), ""]
+    for dtype in sorted({r["dtype"] for r in report["results"]}, reverse=True):
+        lines += [f"| {dtype} | " + " | ".join(f"S = {n}" for n in lengths) + " |", "| --- |" + " ---: |" * len(lengths)]
+        for impl, layout in CUDA_TABLE_IMPLS:
+            rows = [r for r in report["results"] if (r["impl"], r["layout"], r["dtype"]) == (impl, layout, dtype)]
+            if rows:
+                by_len = {r["seq_len"]: r["ratio_to_copy"] for r in rows}
+                lines.append(f"| {_series_name(impl, layout, lang)} | " + " | ".join(f"{by_len[n]:.2f}" for n in lengths) + " |")
+        lines.append("")
+    header = text(lang, en="| decoding, tokens/s | Hugging Face | compiled | rope_lib | compiled | same tokens |",
+                  zh="| 解码，词元/秒 | Hugging Face | 编译后 | rope_lib | 编译后 | 词元相同 |")
+    lines += [header, "| --- | ---: | ---: | ---: | ---: | --- |"]
+    for r in report["decode"]:
+        lines.append(f"| {r['size']} ({r['dtype']}) | {r['hf_tokens_per_s']:.0f} | {r['hf_compiled_tokens_per_s']:.0f} | "
+                     f"{r['rope_lib_tokens_per_s']:.0f} | {r['rope_lib_compiled_tokens_per_s']:.0f} | {r['identical_tokens']} |")
+    return "\n".join(lines)
+
+
 # --- the benchmark as a figure ----------------------------------------------------------------------------------------
 
 SPEED_SERIES = (
