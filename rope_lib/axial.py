@@ -64,7 +64,9 @@ def axial_inv_freq_2d(
 
 
 @checked_by(arguments(d=require_quarter_dim, angle=require_real, base=require_base))
-def mixed_inv_freq_2d(d: int, angle: float, base: float = 10.0) -> np.ndarray:
+def mixed_inv_freq_2d(
+    d: int, angle: float, base: float = 10.0
+) -> np.ndarray:
     """RoPE-Mixed's frequency vectors as Heo et al. initialise them for one
     head, shape (d/2, 2).
 

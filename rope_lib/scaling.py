@@ -583,5 +583,7 @@ def angle_coverage(
     Pairs with coverage 1 have met every angle in training; the others
     meet new angles as soon as the context grows past L.
     """
-    theta = frequencies.inv_freq(d, base) if inv_freq is None else np.asarray(inv_freq)
+    if inv_freq is None:
+        inv_freq = frequencies.inv_freq(d, base)
+    theta = np.asarray(inv_freq)
     return np.minimum(1.0, (context_len - 1) * theta / (2 * np.pi))
