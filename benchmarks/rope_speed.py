@@ -53,7 +53,7 @@ from benchmarks.timing import synchronize
 from rope_lib import permute_rows_to_half, rope_cos_sin
 from rope_lib.rope import rotate_pairs
 from rope_lib.kernels import kernel_name, rotate_pairs_fused
-from rope_lib.kernels.cpu_kernel import last_level_cache_bytes
+from rope_lib.kernels.cpu_kernel import private_cache_bytes
 from rope_lib.teach.implementations_and_speed import RECORD_KEYS
 
 BATCH, HEADS, HEAD_DIM = 1, 32, 128
@@ -329,7 +329,7 @@ def machine_info(device: torch.device) -> dict:
         "cpu": cpu,
         "cpu_count": os.cpu_count(),
         "torch_threads": torch.get_num_threads(),
-        "last_level_cache_bytes": last_level_cache_bytes(),
+        "private_cache_bytes": private_cache_bytes(),
         "platform": platform.platform(),
     }
     if device.type == "cuda":

@@ -121,7 +121,7 @@ def test_what_it_does_not_take_goes_to_the_other_kernels():
 def test_streamed_rows_are_the_same_rotation(dtype, layout, monkeypatch):
     """With a cache said to be tiny every out-of-place call streams its rows: aligned rows go through the
     row buffer and non-temporal stores, misaligned ones are written directly, and the result is the same."""
-    monkeypatch.setattr(cpu_kernel, "last_level_cache_bytes", lambda: 1024)
+    monkeypatch.setattr(cpu_kernel, "private_cache_bytes", lambda: 16)
     x = random((2, 40, 8, 64), dtype, seed=4)
     cos, sin = rope_cos_sin(torch.arange(40), 64, dtype=compute_dtype(dtype))
     want = rotate_pairs(x, cos, sin, layout=layout)
@@ -135,30 +135,33 @@ def test_streamed_rows_are_the_same_rotation(dtype, layout, monkeypatch):
     assert torch.equal(native(in_place, cos, sin, layout, out=in_place), want)
 
 
-def test_streaming_needs_a_working_set_as_large_as_the_cache(monkeypatch):
+def test_streaming_needs_a_working_set_as_large_as_the_threads_private_caches(monkeypatch):
     x = torch.empty(1, 4, 2, 32)  # 1 KiB read + 1 KiB written
-    monkeypatch.setattr(cpu_kernel, "last_level_cache_bytes", lambda: 2048)
+    monkeypatch.setattr(cpu_kernel.torch, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(cpu_kernel, "private_cache_bytes", lambda: 1024)
     assert cpu_kernel.streams(x, torch.empty_like(x))
-    monkeypatch.setattr(cpu_kernel, "last_level_cache_bytes", lambda: 2049)
+    monkeypatch.setattr(cpu_kernel, "private_cache_bytes", lambda: 1025)
     assert not cpu_kernel.streams(x, torch.empty_like(x))
-    monkeypatch.setattr(cpu_kernel, "last_level_cache_bytes", lambda: None)
+    monkeypatch.setattr(cpu_kernel, "private_cache_bytes", lambda: None)
     assert not cpu_kernel.streams(x, torch.empty_like(x))
 
 
-def test_last_level_cache_is_read_from_sys(tmp_path, monkeypatch):
-    for index, (level, size) in enumerate([("1", "48K"), ("1", "32K"), ("2", "2048K"), ("3", "32M")]):
+def test_the_private_cache_is_read_from_sys(tmp_path, monkeypatch):
+    """The largest level that CPU 0 alone uses: its L2 here, not the L3 it shares with CPUs 0-7."""
+    for index, (level, size, shared) in enumerate([("1", "48K", "0"), ("1", "32K", "0"), ("2", "2048K", "0"), ("3", "32M", "0-7")]):
         (tmp_path / f"index{index}").mkdir()
         (tmp_path / f"index{index}" / "level").write_text(level + "\n")
         (tmp_path / f"index{index}" / "size").write_text(size + "\n")
+        (tmp_path / f"index{index}" / "shared_cpu_list").write_text(shared + "\n")
     monkeypatch.setattr(cpu_kernel, "CACHE_INFO", tmp_path)
-    cpu_kernel.last_level_cache_bytes.cache_clear()
+    cpu_kernel.private_cache_bytes.cache_clear()
     try:
-        assert cpu_kernel.last_level_cache_bytes() == 32 * 2**20
+        assert cpu_kernel.private_cache_bytes() == 2048 * 2**10
         monkeypatch.setattr(cpu_kernel, "CACHE_INFO", tmp_path / "missing")
-        cpu_kernel.last_level_cache_bytes.cache_clear()
-        assert cpu_kernel.last_level_cache_bytes() is None
+        cpu_kernel.private_cache_bytes.cache_clear()
+        assert cpu_kernel.private_cache_bytes() is None
     finally:
-        cpu_kernel.last_level_cache_bytes.cache_clear()
+        cpu_kernel.private_cache_bytes.cache_clear()
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

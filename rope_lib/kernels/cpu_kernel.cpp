@@ -11,8 +11,8 @@
 // bf16 values travel as their 16 bits: a bf16 is the upper half of a float32.
 //
 // With `stream` set (rope_lib/cpu_kernel.py sets it when a call reads and writes
-// at least as many bytes as the last-level cache holds, so that the output could not stay
-// cached anyway) each rotated row is assembled in a small aligned buffer and
+// more bytes than its threads' private caches hold, so that the output leaves them
+// before anything reads it) each rotated row is assembled in a small aligned buffer and
 // written out with non-temporal stores, which skip reading the destination's
 // old contents into the cache first: they move a third fewer bytes.
 

@@ -9,10 +9,11 @@ may be the input itself. Its arithmetic is that of `rope_lib.rope.rotate_pairs`
 are identical to the eager form's, bit for bit (a NaN stays a NaN, though not
 always with the same bits: torch's own conversions to bf16 disagree on those).
 
-When one call reads and writes at least as many bytes as the processor's
-last-level cache holds, its output cannot stay in the cache anyway; the kernel then writes it
-with non-temporal stores (on x86), which do not first read the destination's
-old contents into the cache, and moves a third fewer bytes than a copy does.
+When one call reads and writes more bytes than the private caches of its
+threads hold, its output leaves them before anything reads it; the kernel then
+writes it with non-temporal stores (on x86), which do not first read the
+destination's old contents into the cache, and moves a third fewer bytes than a
+copy does.
 
 The source is compiled once per machine, with the C++ compiler torch.compile
 uses too, into `$XDG_CACHE_HOME/rope_lib` (default `~/.cache/rope_lib`), and
@@ -64,24 +65,29 @@ def _processor() -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def last_level_cache_bytes() -> int | None:
-    """Size of the largest cache level of CPU 0, from Linux's /sys; None where the system does not say."""
+def private_cache_bytes() -> int | None:
+    """Size of the largest cache of CPU 0 that no other CPU shares (its L2 on most processors), from Linux's
+    /sys; None where the system does not say."""
     sizes = {}
     for index in CACHE_INFO.glob("index*"):
         try:
             level, size = (index / "level").read_text().strip(), (index / "size").read_text().strip()
+            shared = (index / "shared_cpu_list").read_text().strip()
         except OSError:
             continue
-        if level.isdigit() and size[:-1].isdigit() and size[-1] in _SIZE_UNITS:
+        if level.isdigit() and size[:-1].isdigit() and size[-1] in _SIZE_UNITS and shared.isdigit():  # one CPU: "0"
             sizes[int(level)] = int(size[:-1]) * _SIZE_UNITS[size[-1]]
     return sizes[max(sizes)] if sizes else None
 
 
 def streams(x: torch.Tensor, out: torch.Tensor) -> bool:
-    """Whether rotating x into out writes with non-temporal stores: out is not x, and the bytes read and
-    written together are at least the last-level cache (a machine whose cache size is unknown never streams)."""
-    cache = last_level_cache_bytes()
-    return out.data_ptr() != x.data_ptr() and cache is not None and 2 * x.numel() * x.element_size() >= cache
+    """Whether rotating x into out writes with non-temporal stores: out is not x, and the bytes read and written
+    together are at least what the private caches of the threads that share the work hold. Past that the output
+    leaves them before anything reads it, and a cache shared with other cores (on a virtual machine, with other
+    machines too) is not counted on. A machine whose cache sizes are unknown never streams."""
+    private = private_cache_bytes()
+    moved = 2 * x.numel() * x.element_size()
+    return out.data_ptr() != x.data_ptr() and private is not None and moved >= private * torch.get_num_threads()
 
 
 def cache_dir() -> Path:
