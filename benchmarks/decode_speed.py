@@ -143,13 +143,13 @@ def hf_compile_config(device: torch.device):
 
 
 def compare(size: str, device: torch.device, *, rounds: int | None = None, new_tokens: int = NEW_TOKENS, seed: int = 0,
-            shapes: dict | None = None, compiled: bool = True, dtype: torch.dtype = torch.float32) -> dict:
+            shapes: dict | None = None, dtype: torch.dtype = torch.float32) -> dict:
     """Decode with both models at one size, eager and compiled; the record of "decode" in the bench report.
     shapes: the table of sizes (SIZES by default)."""
     shape = (SIZES if shapes is None else shapes)[size]
     hf, ours, config = build_pair(shape, device, seed=seed, dtype=dtype)
     prompt = torch.randint(0, config.vocab_size, (1, PROMPT_LEN), generator=torch.Generator().manual_seed(seed)).to(device)
-    compile_config = hf_compile_config(device) if compiled else None
+    compile_config = hf_compile_config(device)
     every_token = torch.ones_like(prompt)  # else generate masks out the prompt's tokens equal to pad_token_id
 
     def run_hf():
@@ -169,9 +169,7 @@ def compare(size: str, device: torch.device, *, rounds: int | None = None, new_t
         ours.reset_cache()
         return ours.generate(prompt, new_tokens, compile=True)
 
-    runs = {"hf": run_hf, "rope_lib": run_ours}
-    if compiled:
-        runs |= {"hf_compiled": run_hf_compiled, "rope_lib_compiled": run_ours_compiled}
+    runs = {"hf": run_hf, "rope_lib": run_ours, "hf_compiled": run_hf_compiled, "rope_lib_compiled": run_ours_compiled}
     tokens, first = {}, {}
     for name, run in runs.items():  # the warm-up (and the compilation, from nothing cached), and the tokens compared
         with fresh_inductor_cache():
@@ -195,7 +193,7 @@ def compare(size: str, device: torch.device, *, rounds: int | None = None, new_t
     speed = {name: new_tokens / m for name, m in median.items()}
     bandwidth = copy_gb_per_s(device)
     roofline = bandwidth * 1e9 / weight_bytes_per_step(ours)
-    record = {
+    return {
         "size": size,
         "device": device.type,
         "dtype": str(ours.config.dtype).removeprefix("torch."),
@@ -213,30 +211,24 @@ def compare(size: str, device: torch.device, *, rounds: int | None = None, new_t
         "copy_gb_per_s": bandwidth,
         "roofline_tokens_per_s": roofline,
         "rope_call_us": _rope_call_us(ours, device),
+        "hf_compiled_tokens_per_s": speed["hf_compiled"],
+        "rope_lib_compiled_tokens_per_s": speed["rope_lib_compiled"],
+        "compiled_ratio_to_hf_eager": speed["rope_lib_compiled"] / speed["hf"],
+        "compiled_ratio_to_hf_compiled": speed["rope_lib_compiled"] / speed["hf_compiled"],
+        "compiled_share_of_roofline": speed["rope_lib_compiled"] / roofline,
+        "compile_s": {name: max(0.0, first[name] - median[name]) for name in ("hf_compiled", "rope_lib_compiled")},
     }
-    if compiled:
-        record |= {
-            "hf_compiled_tokens_per_s": speed["hf_compiled"],
-            "rope_lib_compiled_tokens_per_s": speed["rope_lib_compiled"],
-            "compiled_ratio_to_hf_eager": speed["rope_lib_compiled"] / speed["hf"],
-            "compiled_ratio_to_hf_compiled": speed["rope_lib_compiled"] / speed["hf_compiled"],
-            "compiled_share_of_roofline": speed["rope_lib_compiled"] / roofline,
-            "compile_s": {name: max(0.0, first[name] - median[name]) for name in ("hf_compiled", "rope_lib_compiled")},
-        }
-    return record
 
 
 def format_table(records: list[dict]) -> str:
-    """The decode records as a fixed-width text table: tokens per second, eager and compiled (— where not run)."""
+    """The decode records as a fixed-width text table: tokens per second, eager and compiled."""
     lines = [f"{'device':6} {'size':4} {'params':>13} {'HF':>8} {'HF comp.':>8} {'rope_lib':>8} {'comp.':>8} "
              f"{'roofline':>8} {'compile s (HF, ours)':>20} {'same tokens':>11}"]
     for r in records:
-        compiled = "hf_compiled_tokens_per_s" in r
-        cell = lambda key: f"{r[key]:8.1f}" if key in r else f"{'—':>8}"  # noqa: E731
-        seconds = f"{r['compile_s']['hf_compiled']:.1f}, {r['compile_s']['rope_lib_compiled']:.1f}" if compiled else "—"
+        speeds = " ".join(f"{r[key]:8.1f}" for key in ("hf_tokens_per_s", "hf_compiled_tokens_per_s", "rope_lib_tokens_per_s",
+                                                        "rope_lib_compiled_tokens_per_s", "roofline_tokens_per_s"))
+        seconds = f"{r['compile_s']['hf_compiled']:.1f}, {r['compile_s']['rope_lib_compiled']:.1f}"
         lines.append(
-            f"{r['device']:6} {r['size']:4} {r['params']:>13,} {cell('hf_tokens_per_s')} {cell('hf_compiled_tokens_per_s')} "
-            f"{cell('rope_lib_tokens_per_s')} {cell('rope_lib_compiled_tokens_per_s')} {cell('roofline_tokens_per_s')} "
-            f"{seconds:>20} {str(r['identical_tokens']):>11}"
+            f"{r['device']:6} {r['size']:4} {r['params']:>13,} {speeds} {seconds:>20} {str(r['identical_tokens']):>11}"
         )
     return "\n".join(lines)
